@@ -1,0 +1,30 @@
+"""graphjit: write models as ordinary Python, run them as graphs.
+
+    import graphjit as ms
+    from graphjit import nn, ops
+"""
+from .ir import dtypes as _dtypes
+from .ir.dtypes import (DType, bool_, int8, int16, int32, int64, uint8, float16, float32,
+                        float64)
+from .ir.errors import (GraphJitError, ShapeJoinError, TypeJoinError, UnsupportedSyntaxError,
+                        UndefinedVariableError, ShapeInferenceError, OpNotFoundError,
+                        MissingInferenceError, GraphVerificationError, GraphRuntimeError,
+                        EquivalenceError, ModelFileError)
+from .context import GRAPH_MODE, PYNATIVE_MODE, set_context, get_context
+from .tensor import Tensor, TensorSpec
+from . import ops, nn
+from .frontend.api import jit, jit_class, explain
+from .backend.compiled_model import compile, import_model, CompiledModel, InferRequest
+
+dtype = _dtypes
+float_ = float32
+int_ = int64
+
+
+__version__ = "0.1.0"
+
+__all__ = ["Tensor", "TensorSpec", "GRAPH_MODE", "PYNATIVE_MODE", "set_context",
+           "get_context", "jit", "jit_class", "compile", "import_model", "explain",
+           "CompiledModel", "InferRequest", "nn", "ops", "bool_", "int8", "int16", "int32",
+           "int64", "uint8", "float16", "float32", "float64", "ShapeJoinError",
+           "TypeJoinError", "UnsupportedSyntaxError", "UndefinedVariableError"]

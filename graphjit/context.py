@@ -1,0 +1,68 @@
+"""Global options: the execution mode and the compiler's switches (set_context)."""
+from __future__ import annotations
+
+from typing import Any
+
+
+__all__ = ["GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context"]
+
+GRAPH_MODE = 0
+PYNATIVE_MODE = 1
+
+_DEFAULTS = {
+    "mode": GRAPH_MODE,
+    # A constant `for`/`while` longer than this becomes a Loop (where the body
+    # allows it) instead of being unrolled.
+    "max_unroll": 256,
+    # Run the first call of each new input signature eagerly too and compare.
+    "check_equivalence": False,
+    # Show graphjit's own frames in tracebacks of build errors.
+    "show_internal_frames": False,
+    # Warn (RuntimeWarning) when a Cell compiles again for a new input signature.
+    "warn_recompile": False,
+    # Accepted for MindSpore compatibility; they change nothing here.
+    "device_target": "CPU",
+    "device_id": 0,
+    "save_graphs": False,
+    "jit_syntax_level": "STRICT",
+    "max_call_depth": 1000,
+}
+_context = dict(_DEFAULTS)
+
+
+def set_context(**kwargs: Any) -> None:
+    """Set options: mode (GRAPH_MODE or PYNATIVE_MODE), max_unroll, check_equivalence,
+    show_internal_frames, warn_recompile; MindSpore's device options are accepted.
+
+    Raises:
+        ValueError: an unknown option or a bad value.
+    """
+    for k, v in kwargs.items():
+        if k not in _DEFAULTS:
+            import difflib
+            close = difflib.get_close_matches(k, list(_DEFAULTS), n=1)
+            raise ValueError(f"set_context: unknown option '{k}'"
+                             + (f"; did you mean '{close[0]}'?" if close else
+                                f"; the options are {', '.join(sorted(_DEFAULTS))}"))
+        if k == "mode" and v not in (GRAPH_MODE, PYNATIVE_MODE):
+            raise ValueError(f"set_context: mode must be GRAPH_MODE (0) or PYNATIVE_MODE (1), "
+                             f"got {v!r}")
+        if k == "max_unroll" and (not isinstance(v, int) or v < 0):
+            raise ValueError(f"set_context: max_unroll must be a non-negative int, got {v!r}")
+        _context[k] = v
+
+
+def get_context(key: str) -> Any:
+    """The value of one option (see set_context)."""
+    try:
+        return _context[key]
+    except KeyError:
+        raise ValueError(f"get_context: unknown option '{key}'") from None
+
+
+def reset_context() -> None:
+    """Restore every option's default (used by tests)."""
+    _context.clear()
+    _context.update(_DEFAULTS)
+
+

@@ -1,0 +1,1 @@
+"""Python source to IR: the AST builder, constant folding, unrolling, If/Loop emission."""

@@ -1,0 +1,624 @@
+"""Compiling Cells and functions: jit, the compile cache per input signature, explain,
+and the checked-equivalence mode."""
+from __future__ import annotations
+
+import functools
+import threading
+import time
+import weakref
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Tuple
+
+import numpy as np
+
+from ..context import PYNATIVE_MODE, get_context, set_context
+from ..ir.errors import EquivalenceError, GraphJitError, UnsupportedSyntaxError
+from ..ir.graph import Graph
+from ..ir.types import TensorType, format_shape
+from ..ir.verifier import verify
+from ..tensor import Tensor, TensorSpec
+from .builder import Compiler, build_function
+from .values import DynamicList, GraphContext, GraphTensor, _stack
+
+__all__ = ["jit", "jit_class", "explain", "call_compiled", "cache_of", "compile_for_model",
+           "JitFunction", "Report"]
+
+
+# -- input signatures ------------------------------------------------------------------------------
+class _TensorLeaf:
+    __slots__ = ("type", "path")
+
+    def __init__(self, type_, path):
+        self.type = type_
+        self.path = path
+
+
+def _spec_type(spec) -> Optional[TensorType]:
+    if isinstance(spec, TensorSpec):
+        return spec.type
+    if isinstance(spec, Tensor) and not spec.has_data:
+        return spec.type
+    return None
+
+
+def _flatten(x, path, tensors: list, specs=None):
+    """The cache-key part for x; appends tensor leaves (with their graph types)."""
+    if isinstance(x, Tensor):
+        if not x.has_data:
+            t = x.type
+            tensors.append((path, None, t))
+            return ("T", t.dtype.name, t.shape)
+        t = x.type
+        st = _spec_type(specs) if specs is not None else None
+        if st is not None:
+            _check_spec(path, x, st)
+            t = st
+        tensors.append((path, x, t))
+        return ("T", t.dtype.name, t.shape)
+    if isinstance(x, TensorSpec):
+        tensors.append((path, None, x.type))
+        return ("T", x.dtype.name, x.shape)
+    if isinstance(x, np.ndarray):
+        raise TypeError(f"argument {path} is a numpy array; wrap it in ms.Tensor(...)")
+    if isinstance(x, (tuple, list)):
+        sub = [_flatten(v, f"{path}[{i}]", tensors,
+                        specs[i] if isinstance(specs, (tuple, list)) and i < len(specs)
+                        else None) for i, v in enumerate(x)]
+        return (type(x).__name__, tuple(sub))
+    if isinstance(x, dict):
+        return ("dict", tuple((k, _flatten(v, f"{path}[{k!r}]", tensors)) for k, v in
+                              sorted(x.items(), key=lambda kv: repr(kv[0]))))
+    if isinstance(x, (bool, int, float, str, bytes, type(None), np.generic)):
+        return ("C", type(x).__name__, x)
+    try:
+        hash(x)
+        return ("O", type(x).__name__, id(x))
+    except TypeError:
+        return ("O", type(x).__name__, id(x))
+
+
+def _check_spec(path, x: Tensor, st: TensorType):
+    if x.dtype is not st.dtype:
+        raise TypeError(f"argument {path} must be {st.dtype} as declared by set_inputs, got "
+                        f"{x.dtype}")
+    if st.shape is not None:
+        s = tuple(x.shape)
+        if len(s) != len(st.shape) or any(d is not None and d != a for d, a in
+                                          zip(st.shape, s)):
+            raise ValueError(f"argument {path} has shape {s}, but set_inputs declared "
+                             f"{format_shape(st.shape)}")
+
+
+def _signature(arg_names, args, kwargs, specs):
+    tensors: list = []
+    key = []
+    for i, a in enumerate(args):
+        name = arg_names[i] if i < len(arg_names) else f"args[{i}]"
+        spec = specs[i] if specs is not None and i < len(specs) else None
+        key.append(_flatten(a, name, tensors, spec))
+    for k in sorted(kwargs):
+        key.append((k, _flatten(kwargs[k], k, tensors)))
+    return tuple(key), tensors
+
+
+# -- cache entries --------------------------------------------------------------------------------
+@dataclass
+class CacheEntry:
+    """One compiled graph of a Cell or function, for one input signature."""
+
+    key: tuple
+    graph: Graph
+    plan: Any
+    template: Any
+    guards: List[tuple]
+    records: List[Any]
+    warnings: List[str]
+    reason: str
+    compile_seconds: float
+    arg_desc: List[Tuple[str, str]] = field(default_factory=list)
+    checked: bool = False
+
+    def guards_hold(self) -> bool:
+        for obj, attr, kind, value in self.guards:
+            try:
+                cur = getattr(obj, attr)
+            except AttributeError:
+                return False
+            if kind == "value":
+                if type(cur) is not type(value) or cur != value:
+                    return False
+            elif id(cur) != value:
+                return False
+        return True
+
+    def run(self, tensors):
+        arrays = []
+        for path, x, t in tensors:
+            if x is None:
+                raise ValueError(f"argument {path} is a Tensor without data; pass real data")
+            arrays.append(x._need_data())
+        outs = self.plan(*arrays)
+        return _fill(self.template, outs)
+
+
+class _Cache:
+    def __init__(self):
+        self.entries: Dict[tuple, List[CacheEntry]] = {}
+        self.order: List[CacheEntry] = []
+        self.lock = threading.RLock()
+
+
+# owner (a Cell, a JitFunction...) -> {function: its cache}; dies with the owner
+_CACHES: "weakref.WeakKeyDictionary[Any, Dict[Any, _Cache]]" = weakref.WeakKeyDictionary()
+_CACHES_LOCK = threading.Lock()
+
+
+def _cache_for(owner, fn) -> _Cache:
+    with _CACHES_LOCK:
+        per_owner = _CACHES.get(owner)
+        if per_owner is None:
+            per_owner = _CACHES[owner] = {}
+        c = per_owner.get(_unwrap(fn))
+        if c is None:
+            c = per_owner[_unwrap(fn)] = _Cache()
+        return c
+
+
+def cache_of(owner, fn=None) -> List[CacheEntry]:
+    """The compiled entries of a Cell (its construct, or fn) or of a jit function,
+    oldest first."""
+    from ..nn import Cell
+    if fn is None:
+        fn = type(owner).construct if isinstance(owner, Cell) else owner
+    with _CACHES_LOCK:
+        c = _CACHES.get(owner, {}).get(_unwrap(fn))
+    return list(c.order) if c is not None else []
+
+
+# -- outputs ---------------------------------------------------------------------------------------
+class _Out:
+    __slots__ = ("i", "weak", "kind", "is_list")
+
+    def __init__(self, i, weak, kind, is_list=False):
+        self.i, self.weak, self.kind, self.is_list = i, weak, kind, is_list
+
+
+def _template(x, results: list, ctx: GraphContext):
+    if isinstance(x, GraphTensor):
+        results.append(ctx.lift(x.value))
+        return _Out(len(results) - 1, x.weak, x.dtype.kind)
+    if isinstance(x, DynamicList):
+        s = x.stacked(0)
+        results.append(ctx.lift(s.value))
+        return _Out(len(results) - 1, False, s.dtype.kind, is_list=True)
+    if isinstance(x, tuple):
+        return tuple(_template(v, results, ctx) for v in x)
+    if isinstance(x, list):
+        return [_template(v, results, ctx) for v in x]
+    if isinstance(x, dict):
+        return {k: _template(v, results, ctx) for k, v in x.items()}
+    return x
+
+
+_PY = {"b": bool, "i": int, "u": int, "f": float}
+
+
+def _fill(t, outs):
+    if isinstance(t, _Out):
+        a = outs[t.i]
+        if t.is_list:
+            a = np.asarray(a)
+            return [Tensor._wrap(a[i]) for i in range(a.shape[0])]
+        if t.weak:
+            return _PY[t.kind](np.asarray(a).reshape(-1)[0])
+        return Tensor._wrap(np.asarray(a))
+    if isinstance(t, tuple):
+        return tuple(_fill(v, outs) for v in t)
+    if isinstance(t, list):
+        return [_fill(v, outs) for v in t]
+    if isinstance(t, dict):
+        return {k: _fill(v, outs) for k, v in t.items()}
+    return t
+
+
+# -- building ----------------------------------------------------------------------------------------
+def _unwrap(fn):
+    while isinstance(fn, JitFunction):
+        fn = fn.fn
+    return fn
+
+
+def _arg_names(fn, skip_self: bool):
+    import inspect
+    try:
+        names = list(inspect.signature(_unwrap(fn)).parameters)
+    except (TypeError, ValueError):
+        return []
+    return names[1:] if skip_self else names
+
+
+def _to_graph(x, path, tensor_map, graph):
+    if isinstance(x, Tensor) or isinstance(x, TensorSpec):
+        t = tensor_map.get(path)
+        if t is None:
+            return x
+        return GraphTensor(graph.add_param(t, _param_name(path)))
+    if isinstance(x, tuple):
+        return tuple(_to_graph(v, f"{path}[{i}]", tensor_map, graph) for i, v in enumerate(x))
+    if isinstance(x, list):
+        return [_to_graph(v, f"{path}[{i}]", tensor_map, graph) for i, v in enumerate(x)]
+    if isinstance(x, dict):
+        return {k: _to_graph(v, f"{path}[{k!r}]", tensor_map, graph) for k, v in x.items()}
+    return x
+
+
+def _param_name(path: str) -> str:
+    out = "".join(c if c.isalnum() or c == "_" else "_" for c in path).strip("_")
+    while "__" in out:
+        out = out.replace("__", "_")
+    return out or "arg"
+
+
+def build_entry(fn, self_obj, args, kwargs, key, tensors, name, reason) -> CacheEntry:
+    """Build, verify and plan the graph of fn for one input signature."""
+    from ..backend.executor import compile_graph
+    t0 = time.perf_counter()
+    compiler = Compiler(max_unroll=get_context("max_unroll"),
+                        max_depth=min(int(get_context("max_call_depth")), 400))
+    graph = Graph(name)
+    ctx = GraphContext(graph)
+    names = _arg_names(fn, self_obj is not None)
+    tmap = {path: t for path, _, t in tensors}
+    with ctx:
+        gargs = [_to_graph(a, names[i] if i < len(names) else f"args[{i}]", tmap, graph)
+                 for i, a in enumerate(args)]
+        gkwargs = {k: _to_graph(v, k, tmap, graph) for k, v in kwargs.items()}
+        out = build_function(compiler, _unwrap(fn), gargs, gkwargs, self_obj=self_obj)
+        results: list = []
+        template = _template(out, results, ctx)
+        graph.set_results(results)
+    verify(graph)
+    plan = compile_graph(graph)
+    for w in compiler.warnings:
+        import warnings as _w
+        _w.warn(f"graphjit: {w}", RuntimeWarning, stacklevel=4)
+    return CacheEntry(key, graph, plan, template, compiler.guards, compiler.records,
+                      compiler.warnings, reason, time.perf_counter() - t0,
+                      [(p, str(t)) for p, _, t in tensors])
+
+
+def _diff_reason(old: Optional[CacheEntry], key, names) -> str:
+    if old is None:
+        return "first call"
+    for i, (a, b) in enumerate(zip(old.key, key)):
+        if a != b:
+            label = names[i] if i < len(names) else f"argument {i}"
+            return f"{label} changed: {_desc(a)} -> {_desc(b)}"
+    if len(old.key) != len(key):
+        return f"the number of arguments changed: {len(old.key)} -> {len(key)}"
+    return "a guarded attribute changed"
+
+
+def _desc(k) -> str:
+    if isinstance(k, tuple) and k and k[0] == "T":
+        return f"tensor {k[1]}{format_shape(k[2])}"
+    if isinstance(k, tuple) and k and k[0] == "C":
+        return f"{k[1]} {k[2]!r}"
+    return repr(k)
+
+
+def _guard_reason(entries: List[CacheEntry]) -> str:
+    for e in entries:
+        for obj, attr, kind, value in e.guards:
+            cur = getattr(obj, attr, "<missing>")
+            if (kind == "value" and (type(cur) is not type(value) or cur != value)) or (
+                    kind == "id" and id(cur) != value):
+                shown = value if kind == "value" else "another object"
+                return f"attribute {type(obj).__name__}.{attr} changed: {shown!r} -> " \
+                       f"{cur if kind == 'value' else 'a new object'!r}"
+    return "a guarded attribute changed"
+
+
+def get_entry(owner, fn, self_obj, args, kwargs, specs, name) -> Tuple[CacheEntry, list]:
+    cache = _cache_for(owner, fn)
+    names = _arg_names(fn, self_obj is not None)
+    key, tensors = _signature(names, args, kwargs, specs)
+    with cache.lock:
+        candidates = cache.entries.get(key, ())
+        for e in candidates:
+            if e.guards_hold():
+                return e, tensors
+        if candidates:
+            reason = _guard_reason(list(candidates))
+        else:
+            reason = _diff_reason(cache.order[-1] if cache.order else None, key,
+                                  names + sorted(kwargs))
+        entry = build_entry(fn, self_obj, args, kwargs, key, tensors, name, reason)
+        cache.entries.setdefault(key, []).append(entry)
+        cache.order.append(entry)
+        if get_context("warn_recompile") and len(cache.order) > 1:
+            import warnings as _w
+            _w.warn(f"graphjit: {name} compiled again ({reason})", RuntimeWarning, stacklevel=3)
+        return entry, tensors
+
+
+def _run_checked(entry, tensors, eager_fn):
+    out = entry.run(tensors)
+    if get_context("check_equivalence") and not entry.checked:
+        entry.checked = True
+        old = get_context("mode")
+        set_context(mode=PYNATIVE_MODE)
+        try:
+            expected = eager_fn()
+        finally:
+            set_context(mode=old)
+        problem = compare_results(out, expected)
+        if problem:
+            raise EquivalenceError(
+                "graph mode and eager mode disagree for this input signature: " + problem,
+                detail=f"graph mode gave:\n{out!r}\neager mode gave:\n{expected!r}\n\n"
+                       + str(Report([entry])),
+                hint="please report this program; meanwhile run it in PYNATIVE_MODE")
+    return out
+
+
+def compare_results(a, b, path="result") -> str:
+    """'' if a and b agree in structure, dtypes, shapes and values, else what differs."""
+    if isinstance(a, Tensor) or isinstance(b, Tensor):
+        if not (isinstance(a, Tensor) and isinstance(b, Tensor)):
+            if isinstance(a, Tensor) and isinstance(b, (bool, int, float)):
+                return "" if a.size == 1 and np.asarray(a).reshape(-1)[0] == b else \
+                    f"{path}: {a!r} vs {b!r}"
+            if isinstance(b, Tensor) and isinstance(a, (bool, int, float)):
+                return "" if b.size == 1 and np.asarray(b).reshape(-1)[0] == a else \
+                    f"{path}: {a!r} vs {b!r}"
+            return f"{path}: {type(a).__name__} vs {type(b).__name__}"
+        x, y = a.asnumpy(), b.asnumpy()
+        if x.dtype != y.dtype:
+            return f"{path}: dtype {x.dtype} vs {y.dtype}"
+        if x.shape != y.shape:
+            return f"{path}: shape {x.shape} vs {y.shape}"
+        if x.dtype.kind == "f":
+            ok = np.allclose(x, y, rtol=1e-5, atol=1e-6, equal_nan=True)
+        else:
+            ok = np.array_equal(x, y)
+        return "" if ok else f"{path}: values differ"
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        if type(a) is not type(b) or len(a) != len(b):
+            return f"{path}: {type(a).__name__} of {len(a)} vs {type(b).__name__} of {len(b)}"
+        for i, (x, y) in enumerate(zip(a, b)):
+            p = compare_results(x, y, f"{path}[{i}]")
+            if p:
+                return p
+        return ""
+    if isinstance(a, float) and isinstance(b, float):
+        return "" if np.isclose(a, b, rtol=1e-6) or (np.isnan(a) and np.isnan(b)) else \
+            f"{path}: {a!r} vs {b!r}"
+    try:
+        same = bool(a == b) and type(a) is type(b)
+    except Exception:
+        same = a is b
+    return "" if same else f"{path}: {a!r} vs {b!r}"
+
+
+# -- public entry points ------------------------------------------------------------------------------
+def _building() -> bool:
+    return bool(_stack())
+
+
+def call_compiled(cell, args, kwargs):
+    """Cell.__call__ in graph mode."""
+    if _building():
+        raise UnsupportedSyntaxError("a Cell was called on graph values outside the builder")
+    fn = type(cell).construct
+    try:
+        entry, tensors = get_entry(cell, fn, cell, args, kwargs, cell._input_specs,
+                                   type(cell).__name__)
+        return _run_checked(entry, tensors, lambda: _unwrap(fn)(cell, *args, **kwargs))
+    except GraphJitError as e:
+        raise e.with_traceback(None) if not get_context("show_internal_frames") else e
+
+
+class JitFunction:
+    """A function compiled per input signature whatever the mode (`@ms.jit`)."""
+
+    def __init__(self, fn, input_signature=None):
+        self.fn = fn
+        self.input_signature = input_signature
+        functools.update_wrapper(self, fn)
+
+    def _owner_key(self):
+        return self
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return _BoundJit(self, obj)
+
+    def __call__(self, *args, **kwargs):
+        return _call_jit(self, None, args, kwargs)
+
+    def compile_cache(self):
+        return cache_of(self, self.fn)
+
+
+class _BoundJit:
+    def __init__(self, jf: JitFunction, obj):
+        self.jf, self.obj = jf, obj
+        self.__func__ = jf.fn
+        self.__self__ = obj
+
+    def __call__(self, *args, **kwargs):
+        return _call_jit(self.jf, self.obj, args, kwargs)
+
+
+def _call_jit(jf: JitFunction, self_obj, args, kwargs):
+    if _building():
+        raise UnsupportedSyntaxError("a @jit function was called on graph values outside "
+                                     "the builder")
+    owner = jf if self_obj is None else self_obj
+    name = getattr(jf.fn, "__name__", "function")
+    specs = jf.input_signature
+    try:
+        entry, tensors = get_entry(owner, jf.fn, self_obj, args, kwargs, specs, name)
+        return _run_checked(entry, tensors, lambda: jf.fn(*((self_obj,) if self_obj is not None
+                                                           else ()), *args, **kwargs))
+    except GraphJitError as e:
+        raise e.with_traceback(None) if not get_context("show_internal_frames") else e
+
+
+def jit(function=None, *, mode="PSJit", input_signature=None, hash_args=None, jit_config=None,
+        compile_once=False, **kwargs):
+    """Compile a function (or method) per input signature whatever the mode; on a Cell
+    subclass, make every instance compile its construct whatever the mode."""
+    def wrap(fn):
+        from ..nn import Cell
+        if isinstance(fn, type):
+            if issubclass(fn, Cell):
+                fn._force_jit = True
+                return fn
+            raise TypeError("@jit on a class needs an nn.Cell subclass; use @jit_class for "
+                            "plain classes")
+        if isinstance(fn, JitFunction):
+            return fn
+        if not callable(fn):
+            raise TypeError(f"@jit needs a function, got {type(fn).__name__}")
+        sig = input_signature
+        if sig is not None and not isinstance(sig, (tuple, list)):
+            sig = (sig,)
+        return JitFunction(fn, sig)
+    return wrap if function is None else wrap(function)
+
+
+def jit_class(cls):
+    """Mark a plain class whose instances construct may create and use."""
+    if not isinstance(cls, type):
+        raise TypeError("@jit_class decorates a class")
+    cls._graphjit_jit_class = True
+    return cls
+
+
+# -- compiled models ------------------------------------------------------------------------------------
+def compile_for_model(target, example_inputs, name=None):
+    from ..backend.compiled_model import CompiledModel
+    from ..nn import Cell
+    if isinstance(target, Cell):
+        fn, self_obj, owner = type(target).construct, target, target
+        specs = target._input_specs
+        label = name or type(target).__name__
+    else:
+        jf = target if isinstance(target, JitFunction) else None
+        fn, self_obj = (_unwrap(target), None)
+        owner = jf or _ModelOwner(fn)
+        specs = None
+        label = name or getattr(fn, "__name__", "model")
+    try:
+        entry, _ = get_entry(owner, fn, self_obj, list(example_inputs), {}, specs, label)
+    except GraphJitError as e:
+        raise e.with_traceback(None) if not get_context("show_internal_frames") else e
+
+    def runner(*inputs):
+        key, tensors = _signature(_arg_names(fn, self_obj is not None), list(inputs), {},
+                                  None)
+        _check_matches(entry, tensors, key)
+        return entry.run(tensors)
+    return CompiledModel(entry.graph, name=label, runner=runner, source=target)
+
+
+class _ModelOwner:
+    def __init__(self, fn):
+        self.fn = fn
+
+
+def _check_matches(entry, tensors, key):
+    params = entry.graph.params
+    if len(tensors) != len(params):
+        raise TypeError(f"the model takes {len(params)} tensor input(s), got {len(tensors)}")
+    for (path, x, t), p in zip(tensors, params):
+        want = p.type
+        if t.dtype is not want.dtype:
+            raise TypeError(f"input {path} must be {want.dtype}, got {t.dtype}")
+        if want.shape is not None and (t.shape is None or len(t.shape) != len(want.shape) or any(
+                d is not None and d != s for d, s in zip(want.shape, t.shape))):
+            raise ValueError(f"input {path} must have shape {format_shape(want.shape)}, got "
+                             f"{format_shape(t.shape)}")
+
+
+# -- explain -------------------------------------------------------------------------------------------
+class Report:
+    """What the compiler decided for each if/while/for, and the compile cache."""
+
+    def __init__(self, entries: List[CacheEntry]):
+        self.entries = entries
+
+    @property
+    def records(self):
+        return self.entries[-1].records if self.entries else []
+
+    def __str__(self):
+        lines = []
+        if self.entries:
+            e = self.entries[-1]
+            lines.append(f"Control flow of {e.graph.name} "
+                         f"({', '.join(f'{p}: {t}' for p, t in e.arg_desc) or 'no tensor inputs'}):")
+            if not e.records:
+                lines.append("  (no if/while/for)")
+            for r in e.records:
+                where = f"{r.loc.short()}" if r.loc is not None else "?"
+                text = r.loc.text.strip() if r.loc is not None and r.loc.text else ""
+                head = f"  {where:<18} {r.kind:<6} {text}"
+                lines.append(head)
+                detail = f"      {r.condition} condition -> {r.decision}"
+                if r.reason:
+                    detail += f"  [{r.reason}]"
+                lines.append(detail)
+                d = r.details
+                if d.get("carried"):
+                    lines.append(f"      carried: {', '.join(d['carried'])}")
+                if d.get("sliced"):
+                    lines.append(f"      sliced inputs: {d['sliced']} (axis 0)")
+                if d.get("concatenated"):
+                    lines.append(f"      concatenated outputs: {', '.join(d['concatenated'])}")
+            for w in e.warnings:
+                lines.append(f"  note: {w}")
+        lines.append("Compile cache:")
+        for i, e in enumerate(self.entries):
+            sig = ", ".join(f"{p}: {t}" for p, t in e.arg_desc) or "no tensor inputs"
+            lines.append(f"  [{i}] ({sig}) compiled in {e.compile_seconds * 1000:.1f} ms "
+                         f"because: {e.reason}")
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+
+def explain(net_or_function, *inputs):
+    """Compile (or reuse) the program for these inputs and report each control-flow
+    decision and every compile-cache entry."""
+    from ..nn import Cell
+    if isinstance(net_or_function, Cell):
+        get_entry(net_or_function, type(net_or_function).construct, net_or_function,
+                  list(inputs), {}, net_or_function._input_specs,
+                  type(net_or_function).__name__)
+        entries = cache_of(net_or_function)
+    else:
+        jf = net_or_function if isinstance(net_or_function, JitFunction) else None
+        fn = _unwrap(net_or_function)
+        owner = jf or _explain_owner(fn)
+        get_entry(owner, fn, None, list(inputs), {}, None, getattr(fn, "__name__", "fn"))
+        entries = cache_of(owner, fn)
+    key, _ = _signature(_arg_names(
+        type(net_or_function).construct if isinstance(net_or_function, Cell) else
+        _unwrap(net_or_function), isinstance(net_or_function, Cell)), list(inputs), {}, None)
+    current = [e for e in entries if e.key == key]
+    ordered = [e for e in entries if e not in current] + current
+    return Report(ordered)
+
+
+_EXPLAIN_OWNERS: Dict[Any, Any] = {}
+
+
+def _explain_owner(fn):
+    o = _EXPLAIN_OWNERS.get(fn)
+    if o is None:
+        o = _EXPLAIN_OWNERS[fn] = _ModelOwner(fn)
+    return o

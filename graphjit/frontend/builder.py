@@ -1,0 +1,816 @@
+"""The AST builder: one visit method per node kind, Python evaluated as Python.
+
+Everything that does not depend on a tensor value is computed while the graph is
+built (constant folding is just running Python); graph values (GraphTensor)
+overload the same operators as eager Tensors, so one expression serves both.
+Control flow is decided in control_flow.py: a Python condition builds only the
+taken branch, a graph condition builds an If or a Loop.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import operator
+import types
+from typing import Any, Dict, List, Optional
+
+import numpy as np
+
+from ..ir.errors import (GraphJitError, UndefinedVariableError, UnsupportedSyntaxError)
+from ..tensor import Tensor, TensorLike
+from . import analysis
+from .source import FunctionSource, get_source
+from .values import DynamicList, GraphTensor, Undefined, active, set_loc
+
+__all__ = ["FunctionBuilder", "Compiler", "RET", "RETVAL", "BRK", "CONT"]
+
+# Control state lives in the environment under names user code cannot spell, so
+# branch joins and loop carries treat it like any variable (AutoGraph's flags).
+RET, RETVAL, BRK, CONT = "<returned>", "<return value>", "<break>", "<continue>"
+FLAGS = (RET, BRK, CONT)
+
+BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+          ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
+          ast.Pow: operator.pow, ast.MatMult: operator.matmul, ast.BitAnd: operator.and_,
+          ast.BitOr: operator.or_, ast.BitXor: operator.xor, ast.LShift: operator.lshift,
+          ast.RShift: operator.rshift}
+IBINOPS = {ast.Add: operator.iadd, ast.Sub: operator.isub, ast.Mult: operator.imul,
+           ast.Div: operator.itruediv, ast.FloorDiv: operator.ifloordiv,
+           ast.Mod: operator.imod, ast.Pow: operator.ipow, ast.MatMult: operator.imatmul,
+           ast.BitAnd: operator.iand, ast.BitOr: operator.ior, ast.BitXor: operator.ixor,
+           ast.LShift: operator.ilshift, ast.RShift: operator.irshift}
+CMPOPS = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt,
+          ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
+          ast.Is: operator.is_, ast.IsNot: operator.is_not}
+UNOPS = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}
+
+
+class Compiler:
+    """State shared by every function built for one compilation."""
+
+    def __init__(self, max_unroll: int = 256, max_depth: int = 200):
+        self.max_unroll = max_unroll
+        self.max_depth = max_depth
+        self.depth = 0
+        self.records: List[Any] = []       # explain records (control_flow.Record)
+        self.guards: List[tuple] = []      # (object, attribute, kind, value)
+        self.created: set = set()          # ids of objects created while building
+        self.warnings: List[str] = []
+
+    def record(self, rec):
+        self.records.append(rec)
+        return rec
+
+    def guard_attr(self, obj, attr, value):
+        if isinstance(value, (bool, int, float, str, type(None))):
+            self.guards.append((obj, attr, "value", value))
+        elif isinstance(value, tuple) and all(isinstance(v, (bool, int, float, str, type(None)))
+                                              for v in value):
+            self.guards.append((obj, attr, "value", value))
+        elif isinstance(value, (Tensor, np.ndarray)):
+            self.guards.append((obj, attr, "id", id(value)))
+
+
+def _is_graph_arg(x) -> bool:
+    if isinstance(x, (GraphTensor, DynamicList)):
+        return True
+    if isinstance(x, (tuple, list)):
+        return any(_is_graph_arg(v) for v in x)
+    if isinstance(x, dict):
+        return any(_is_graph_arg(v) for v in x.values())
+    return False
+
+
+def _is_internal(fn) -> bool:
+    mod = getattr(fn, "__module__", None) or ""
+    return mod == "graphjit" or mod.startswith("graphjit.")
+
+
+class LocalFunction:
+    """A lambda or def written inside a function being built; calling it builds its
+    body with the enclosing builder's variables visible (late binding, as Python)."""
+
+    def __init__(self, builder: "FunctionBuilder", node, name: str):
+        self.builder = builder
+        self.node = node
+        self.__name__ = name
+        self.defaults = []
+        self.kw_defaults = {}
+
+    def __call__(self, *args, **kwargs):
+        return self.builder.call_local(self, list(args), kwargs)
+
+
+class FunctionBuilder:
+    """Builds one function's body into the active graph context."""
+
+    def __init__(self, compiler: Compiler, src: FunctionSource, env: Dict[str, Any],
+                 globals_: Dict[str, Any], closure: Dict[str, Any],
+                 enclosing: Optional["FunctionBuilder"] = None):
+        self.c = compiler
+        self.src = src
+        self.env = env
+        self.locs: Dict[str, Any] = {}
+        self.globals = globals_
+        self.closure = closure
+        self.enclosing = enclosing
+        self.loop_depth = 0
+
+    # -- entry -------------------------------------------------------------------------------
+    def run(self):
+        node = self.src.node
+        if isinstance(node, ast.Lambda):
+            return self.eval(node.body)
+        self.env[RET] = False
+        self.env[RETVAL] = None
+        self.exec_block(node.body)
+        from .control_flow import finish_return
+        return finish_return(self, node)
+
+    def loc(self, node):
+        return self.src.loc(node)
+
+    # -- statements --------------------------------------------------------------------------
+    def stop_state(self):
+        """True if a return/break/continue certainly happened, a graph bool if it may
+        have, False if not."""
+        from .. import ops
+        graph_flags = []
+        for f in FLAGS:
+            v = self.env.get(f, False)
+            if v is True:
+                return True
+            if isinstance(v, GraphTensor):
+                graph_flags.append(v)
+        if not graph_flags:
+            return False
+        out = graph_flags[0]
+        for g in graph_flags[1:]:
+            out = ops.logical_or(out, g)
+        return out
+
+    def exec_block(self, stmts):
+        for i, stmt in enumerate(stmts):
+            state = self.stop_state()
+            if state is True:
+                return
+            if state is not False:
+                from .control_flow import build_guarded
+                build_guarded(self, state, stmts[i:])
+                return
+            self.exec(stmt)
+
+    def exec(self, stmt):
+        loc = self.loc(stmt)
+        old = set_loc(loc)
+        try:
+            method = getattr(self, "visit_" + type(stmt).__name__, None)
+            if method is None:
+                raise UnsupportedSyntaxError(
+                    f"the statement `{type(stmt).__name__}` is not supported in graph mode",
+                    loc=loc, hint="rewrite it with if/for/while and assignments, or run in "
+                                  "PYNATIVE_MODE")
+            method(stmt)
+        except GraphJitError as e:
+            if e.loc is None:
+                e.loc = loc
+            raise
+        except RecursionError:
+            raise UnsupportedSyntaxError(
+                "the program nests too deeply to build (Python recursion limit)", loc=loc,
+                hint="reduce recursion or nesting depth") from None
+        except Exception as e:
+            _note(e, loc)
+            raise
+        finally:
+            set_loc(old)
+
+    def visit_Expr(self, node):
+        if isinstance(node.value, ast.Constant):
+            return  # docstrings and bare constants
+        self.eval(node.value)
+
+    def visit_Pass(self, node):
+        pass
+
+    def visit_Assign(self, node):
+        value = self.eval(node.value)
+        for target in node.targets:
+            self.assign(target, value, node)
+
+    def visit_AnnAssign(self, node):
+        if node.value is not None:
+            self.assign(node.target, self.eval(node.value), node)
+
+    def visit_AugAssign(self, node):
+        fn = IBINOPS[type(node.op)]
+        t = node.target
+        if isinstance(t, ast.Name):
+            cur = self.lookup(t.id, t)
+            self.assign(t, self.apply_op(fn, cur, self.eval(node.value)), node)
+        elif isinstance(t, ast.Attribute):
+            obj = self.eval(t.value)
+            cur = getattr(obj, t.attr)
+            self.set_attr(obj, t.attr, self.apply_op(fn, cur, self.eval(node.value)), node)
+        elif isinstance(t, ast.Subscript):
+            obj = self.eval(t.value)
+            key = self.eval(t.slice)
+            cur = self.getitem(obj, key)
+            self.setitem(t, obj, key, self.apply_op(fn, cur, self.eval(node.value)), node)
+        else:
+            raise UnsupportedSyntaxError("unsupported augmented assignment target",
+                                         loc=self.loc(node))
+
+    def assign(self, target, value, stmt):
+        if isinstance(target, ast.Name):
+            self.bind(target.id, value, self.loc(stmt))
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            items = self.unpack(value, len(target.elts), target)
+            starred = [i for i, e in enumerate(target.elts) if isinstance(e, ast.Starred)]
+            if starred:
+                s = starred[0]
+                n_after = len(target.elts) - s - 1
+                items = list(items)
+                head, mid = items[:s], items[s:len(items) - n_after]
+                tail = items[len(items) - n_after:]
+                for e, v in zip(target.elts[:s], head):
+                    self.assign(e, v, stmt)
+                self.assign(target.elts[s].value, list(mid), stmt)
+                for e, v in zip(target.elts[s + 1:], tail):
+                    self.assign(e, v, stmt)
+                return
+            if len(items) != len(target.elts):
+                raise ValueError(f"cannot unpack {len(items)} values into "
+                                 f"{len(target.elts)} names")
+            for e, v in zip(target.elts, items):
+                self.assign(e, v, stmt)
+        elif isinstance(target, ast.Attribute):
+            self.set_attr(self.eval(target.value), target.attr, value, stmt)
+        elif isinstance(target, ast.Subscript):
+            obj = self.eval(target.value)
+            self.setitem(target, obj, self.eval(target.slice), value, stmt)
+        elif isinstance(target, ast.Starred):
+            self.assign(target.value, list(value), stmt)
+        else:
+            raise UnsupportedSyntaxError(f"cannot assign to {type(target).__name__}",
+                                         loc=self.loc(stmt))
+
+    def bind(self, name, value, loc):
+        self.env[name] = value
+        self.locs[name] = loc
+
+    def unpack(self, value, n, node):
+        if isinstance(value, GraphTensor):
+            s = value.type.shape
+            if s is None or not s or s[0] is None:
+                raise UnsupportedSyntaxError(
+                    f"cannot unpack a tensor whose first dim is not known ({value.type})",
+                    loc=self.loc(node), hint="index it explicitly: a, b = x[0], x[1]")
+            return [value[i] for i in range(s[0])]
+        if isinstance(value, DynamicList):
+            raise UnsupportedSyntaxError("cannot unpack a list whose length is known only at "
+                                         "run time", loc=self.loc(node))
+        return list(value)
+
+    def set_attr(self, obj, attr, value, stmt):
+        if id(obj) in self.c.created or not _is_graph_arg(value):
+            if id(obj) not in self.c.created and not isinstance(value, (
+                    bool, int, float, str, type(None), tuple)):
+                raise UnsupportedSyntaxError(
+                    f"setting attribute '{attr}' of {type(obj).__name__} inside a compiled "
+                    f"function", loc=self.loc(stmt),
+                    hint="keep the value in a local variable and return it; graph mode does "
+                         "not change Python objects")
+            if id(obj) not in self.c.created:
+                raise UnsupportedSyntaxError(
+                    f"setting attribute '{attr}' of {type(obj).__name__} inside a compiled "
+                    f"function would happen once at build time, not at every call",
+                    loc=self.loc(stmt), hint="set it in __init__, or keep it in a local "
+                                             "variable")
+            setattr(obj, attr, value)
+            return
+        raise UnsupportedSyntaxError(
+            f"storing a tensor value in attribute '{attr}' of {type(obj).__name__}",
+            loc=self.loc(stmt), hint="keep it in a local variable and return it")
+
+    def setitem(self, target, obj, key, value, stmt):
+        from .. import ops
+        if isinstance(obj, (GraphTensor, Tensor)):
+            if not isinstance(target.value, ast.Name):
+                raise UnsupportedSyntaxError(
+                    "item assignment into a tensor that is not a plain variable",
+                    loc=self.loc(stmt), hint="assign to a variable first: y = ...; y[i] = v")
+            new = ops.functional.index_update(obj, key, value)
+            self.bind(target.value.id, new, self.loc(stmt))
+            return
+        if isinstance(obj, (list, dict)):
+            if isinstance(key, GraphTensor):
+                raise UnsupportedSyntaxError(
+                    "indexing a Python list or dict with a tensor value in an assignment",
+                    loc=self.loc(stmt), hint="use a Python int index, or keep the values in a "
+                                             "tensor")
+            obj[key] = value
+            return
+        obj[key] = value
+
+    def visit_Delete(self, node):
+        for t in node.targets:
+            if isinstance(t, ast.Name):
+                self.env[t.id] = Undefined(t.id, f"deleted at line {self.loc(node).line}")
+            elif isinstance(t, ast.Subscript):
+                obj = self.eval(t.value)
+                if isinstance(obj, (list, dict)):
+                    del obj[self.eval(t.slice)]
+                else:
+                    raise UnsupportedSyntaxError("del of a tensor item", loc=self.loc(node))
+            else:
+                raise UnsupportedSyntaxError("unsupported del target", loc=self.loc(node))
+
+    def visit_Return(self, node):
+        value = None if node.value is None else self.eval(node.value)
+        self.env[RETVAL] = value
+        self.locs[RETVAL] = self.loc(node)
+        self.env[RET] = True
+
+    def visit_If(self, node):
+        from .control_flow import build_if_stmt
+        build_if_stmt(self, node)
+
+    def visit_For(self, node):
+        from .control_flow import build_for
+        build_for(self, node)
+
+    def visit_While(self, node):
+        from .control_flow import build_while
+        build_while(self, node)
+
+    def visit_Break(self, node):
+        if self.loop_depth == 0:
+            raise UnsupportedSyntaxError("'break' outside a loop", loc=self.loc(node))
+        self.env[BRK] = True
+
+    def visit_Continue(self, node):
+        if self.loop_depth == 0:
+            raise UnsupportedSyntaxError("'continue' outside a loop", loc=self.loc(node))
+        self.env[CONT] = True
+
+    def visit_Assert(self, node):
+        test = self.eval(node.test)
+        from .control_flow import condition_value
+        cond = condition_value(self, test, node.test)
+        if isinstance(cond, GraphTensor):
+            msg = "" if node.msg is None else self.eval(node.msg)
+            if not isinstance(msg, str):
+                msg = str(msg)
+            from .. import ops
+            ops.functional.runtime_assert(cond, f"AssertionError: {msg}" if msg else
+                                          f"AssertionError at {self.loc(node).short()}")
+            return
+        if not cond:
+            msg = None if node.msg is None else self.eval(node.msg)
+            raise AssertionError(msg) if msg is not None else AssertionError()
+
+    def visit_Raise(self, node):
+        if node.exc is None:
+            raise UnsupportedSyntaxError("a bare 'raise' in a compiled function",
+                                         loc=self.loc(node))
+        exc = self.eval(node.exc)
+        if isinstance(exc, type) and issubclass(exc, BaseException):
+            exc = exc()
+        if not isinstance(exc, BaseException):
+            raise TypeError("exceptions must derive from BaseException")
+        raise exc
+
+    def visit_Import(self, node):
+        for alias in node.names:
+            mod = __import__(alias.name)
+            if alias.asname:
+                for part in alias.name.split(".")[1:]:
+                    mod = getattr(mod, part)
+                self.env[alias.asname] = mod
+            else:
+                self.env[alias.name.split(".")[0]] = mod
+
+    def visit_ImportFrom(self, node):
+        if node.level:
+            raise UnsupportedSyntaxError("relative import inside a compiled function",
+                                         loc=self.loc(node), hint="import at module level")
+        mod = __import__(node.module, fromlist=[a.name for a in node.names])
+        for alias in node.names:
+            self.env[alias.asname or alias.name] = getattr(mod, alias.name)
+
+    def visit_FunctionDef(self, node):
+        if node.decorator_list:
+            raise UnsupportedSyntaxError("decorators on a function defined inside a compiled "
+                                         "function", loc=self.loc(node),
+                                         hint="define it at module level")
+        f = LocalFunction(self, node, node.name)
+        f.defaults = [self.eval(d) for d in node.args.defaults]
+        f.kw_defaults = {a.arg: self.eval(d) for a, d in zip(node.args.kwonlyargs,
+                                                               node.args.kw_defaults)
+                         if d is not None}
+        self.bind(node.name, f, self.loc(node))
+
+    def _refuse(what, hint):
+        def visit(self, node):
+            raise UnsupportedSyntaxError(f"{what} is not supported in graph mode",
+                                         loc=self.loc(node), hint=hint)
+        return visit
+
+    visit_AsyncFunctionDef = _refuse("async def", "define it outside the compiled function")
+    visit_ClassDef = _refuse("a class definition inside a compiled function",
+                             "define the class at module level (mark it @jit_class)")
+    visit_Try = _refuse("try/except", "move the try outside the compiled function; graph "
+                                      "mode cannot catch errors of graph values")
+    visit_TryStar = visit_Try
+    visit_With = _refuse("with", "move the with-block outside the compiled function")
+    visit_AsyncWith = visit_With
+    visit_AsyncFor = _refuse("async for", "use a plain for loop")
+    visit_Global = _refuse("global", "pass the value in as an argument and return the new one")
+    visit_Nonlocal = _refuse("nonlocal", "return the new value instead")
+    visit_Match = _refuse("match", "use if/elif")
+    del _refuse
+
+    # -- expressions ---------------------------------------------------------------------------
+    def eval(self, node):
+        method = getattr(self, "visit_" + type(node).__name__, None)
+        if method is None:
+            raise UnsupportedSyntaxError(
+                f"the expression `{type(node).__name__}` is not supported in graph mode",
+                loc=self.loc(node))
+        loc = self.loc(node)
+        old = set_loc(loc) if loc is not None else None
+        try:
+            return method(node)
+        except GraphJitError as e:
+            if e.loc is None:
+                e.loc = loc
+            raise
+        finally:
+            if loc is not None:
+                set_loc(old)
+
+    def visit_Constant(self, node):
+        return node.value
+
+    def visit_Name(self, node):
+        return self.lookup(node.id, node)
+
+    def lookup(self, name, node=None):
+        b = self
+        while b is not None:
+            if name in b.env:
+                v = b.env[name]
+                if isinstance(v, Undefined):
+                    raise v.error(self.loc(node) if node is not None else None)
+                return v
+            if name in b.closure:
+                return b.closure[name]
+            b = b.enclosing
+        if name in self.globals:
+            return self.globals[name]
+        if hasattr(builtins, name):
+            return getattr(builtins, name)
+        raise UndefinedVariableError(f"name '{name}' is not defined",
+                                     loc=self.loc(node) if node is not None else None,
+                                     names=(name,))
+
+    def visit_Attribute(self, node):
+        obj = self.eval(node.value)
+        if isinstance(obj, DynamicList) and node.attr != "append":
+            raise UnsupportedSyntaxError(
+                f"'.{node.attr}' of a list whose length is known only at run time",
+                loc=self.loc(node), hint="use ops.stack(lst)")
+        value = getattr(obj, node.attr)
+        from ..nn import Cell
+        if isinstance(obj, Cell) or getattr(type(obj), "_graphjit_jit_class", False):
+            self.c.guard_attr(obj, node.attr, value)
+        return value
+
+    def getitem(self, obj, key):
+        if isinstance(obj, (list, tuple)) and isinstance(key, GraphTensor):
+            from .control_flow import index_sequence
+            return index_sequence(self, obj, key)
+        if isinstance(obj, dict) and isinstance(key, GraphTensor):
+            raise UnsupportedSyntaxError(
+                "indexing a dict with a tensor value", hint="use a Python key")
+        if isinstance(key, slice) and any(isinstance(v, GraphTensor) for v in
+                                          (key.start, key.stop, key.step)):
+            raise UnsupportedSyntaxError(
+                "a slice whose bounds are tensor values (the result's shape would be known "
+                "only at run time)", hint="use Python ints for slice bounds, or ops.gather")
+        if isinstance(key, tuple) and any(isinstance(k, slice) and any(
+                isinstance(v, GraphTensor) for v in (k.start, k.stop, k.step)) for k in key):
+            raise UnsupportedSyntaxError(
+                "a slice whose bounds are tensor values", hint="use Python ints for slice "
+                                                               "bounds, or ops.gather")
+        return obj[key]
+
+    def visit_Subscript(self, node):
+        obj = self.eval(node.value)
+        key = self.eval(node.slice)
+        return self.getitem(obj, key)
+
+    def visit_Slice(self, node):
+        return slice(None if node.lower is None else self.eval(node.lower),
+                     None if node.upper is None else self.eval(node.upper),
+                     None if node.step is None else self.eval(node.step))
+
+    def visit_Index(self, node):  # Python < 3.9
+        return self.eval(node.value)
+
+    def visit_Tuple(self, node):
+        return tuple(self._elts(node.elts))
+
+    def visit_List(self, node):
+        return list(self._elts(node.elts))
+
+    def visit_Set(self, node):
+        return set(self._elts(node.elts))
+
+    def _elts(self, elts):
+        out = []
+        for e in elts:
+            if isinstance(e, ast.Starred):
+                v = self.eval(e.value)
+                out.extend(self.unpack(v, None, e) if isinstance(v, GraphTensor) else v)
+            else:
+                out.append(self.eval(e))
+        return out
+
+    def visit_Dict(self, node):
+        out = {}
+        for k, v in zip(node.keys, node.values):
+            if k is None:
+                out.update(self.eval(v))
+            else:
+                key = self.eval(k)
+                if isinstance(key, GraphTensor):
+                    raise UnsupportedSyntaxError("a tensor value as a dict key",
+                                                 loc=self.loc(k))
+                out[key] = self.eval(v)
+        return out
+
+    def apply_op(self, fn, a, b):
+        return fn(a, b)
+
+    def visit_BinOp(self, node):
+        a = self.eval(node.left)
+        b = self.eval(node.right)
+        return BINOPS[type(node.op)](a, b)
+
+    def visit_UnaryOp(self, node):
+        v = self.eval(node.operand)
+        if isinstance(node.op, ast.Not):
+            from .control_flow import condition_value
+            c = condition_value(self, v, node.operand)
+            if isinstance(c, GraphTensor):
+                from .. import ops
+                out = ops.logical_not(c)
+                out.weak = True
+                return out
+            return not c
+        return UNOPS[type(node.op)](v)
+
+    def visit_BoolOp(self, node):
+        from .control_flow import build_boolop
+        return build_boolop(self, node)
+
+    def visit_Compare(self, node):
+        from .control_flow import build_compare
+        return build_compare(self, node)
+
+    def visit_IfExp(self, node):
+        from .control_flow import build_ifexp
+        return build_ifexp(self, node)
+
+    def visit_NamedExpr(self, node):
+        v = self.eval(node.value)
+        self.bind(node.target.id, v, self.loc(node))
+        return v
+
+    def visit_JoinedStr(self, node):
+        parts = []
+        for v in node.values:
+            if isinstance(v, ast.Constant):
+                parts.append(str(v.value))
+            else:
+                parts.append(self.eval(v))
+        return "".join(parts)
+
+    def visit_FormattedValue(self, node):
+        v = self.eval(node.value)
+        if isinstance(v, (GraphTensor, DynamicList)):
+            raise UnsupportedSyntaxError(
+                "formatting a tensor value into a string (its value is known only at run "
+                "time)", loc=self.loc(node), hint="print(x) prints it at run time")
+        spec = "" if node.format_spec is None else self.eval(node.format_spec)
+        if node.conversion == ord("r"):
+            v = repr(v)
+        elif node.conversion == ord("s"):
+            v = str(v)
+        elif node.conversion == ord("a"):
+            v = ascii(v)
+        return format(v, spec)
+
+    def visit_Lambda(self, node):
+        f = LocalFunction(self, node, "<lambda>")
+        f.defaults = [self.eval(d) for d in node.args.defaults]
+        return f
+
+    def visit_ListComp(self, node):
+        return list(self._comprehension(node, lambda: self.eval(node.elt)))
+
+    def visit_GeneratorExp(self, node):
+        return list(self._comprehension(node, lambda: self.eval(node.elt)))
+
+    def visit_SetComp(self, node):
+        return set(self._comprehension(node, lambda: self.eval(node.elt)))
+
+    def visit_DictComp(self, node):
+        return dict(self._comprehension(node, lambda: (self.eval(node.key),
+                                                       self.eval(node.value))))
+
+    def _comprehension(self, node, make):
+        saved = dict(self.env)
+        out = []
+
+        def loop(gens):
+            if not gens:
+                out.append(make())
+                return
+            g = gens[0]
+            it = self.eval(g.iter)
+            if isinstance(it, (GraphTensor, DynamicList)) or type(it).__name__.startswith(
+                    "Graph"):
+                items = self.unpack(it, None, g.iter) if isinstance(it, GraphTensor) else None
+                if items is None:
+                    raise UnsupportedSyntaxError(
+                        "a comprehension over values known only at run time",
+                        loc=self.loc(g.iter), hint="use a for loop with list.append")
+            else:
+                items = list(it)
+            for item in items:
+                self.assign(g.target, item, g)
+                ok = True
+                for cond in g.ifs:
+                    from .control_flow import condition_value
+                    c = condition_value(self, self.eval(cond), cond)
+                    if isinstance(c, GraphTensor):
+                        raise UnsupportedSyntaxError(
+                            "a comprehension filter that depends on a tensor value (the "
+                            "list's length would be known only at run time)",
+                            loc=self.loc(cond), hint="use ops.where, or a for loop")
+                    if not c:
+                        ok = False
+                        break
+                if ok:
+                    loop(gens[1:])
+        try:
+            loop(node.generators)
+        finally:
+            for k in list(self.env):
+                if k not in saved:
+                    del self.env[k]
+            self.env.update({k: v for k, v in saved.items()})
+        return out
+
+    def visit_Starred(self, node):
+        return self.eval(node.value)
+
+    def visit_Await(self, node):
+        raise UnsupportedSyntaxError("await is not supported in graph mode", loc=self.loc(node))
+
+    def visit_Yield(self, node):
+        raise UnsupportedSyntaxError("yield (a generator) cannot be compiled into a graph",
+                                     loc=self.loc(node),
+                                     hint="return a tuple or list instead of yielding")
+
+    visit_YieldFrom = visit_Yield
+
+    # -- calls ---------------------------------------------------------------------------------
+    def visit_Call(self, node):
+        func = self.eval(node.func)
+        args = []
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                v = self.eval(a.value)
+                args.extend(self.unpack(v, None, a) if isinstance(v, GraphTensor) else v)
+            else:
+                args.append(self.eval(a))
+        kwargs = {}
+        for kw in node.keywords:
+            if kw.arg is None:
+                kwargs.update(self.eval(kw.value))
+            else:
+                kwargs[kw.arg] = self.eval(kw.value)
+        from .calls import call
+        return call(self, func, args, kwargs, node)
+
+    def call_local(self, f: LocalFunction, args, kwargs):
+        node = f.node
+        env = _bind_ast_args(node.args, args, kwargs, f.defaults, f.kw_defaults, f.__name__)
+        sub = FunctionBuilder(self.c, self.src, env, self.globals, {}, enclosing=self)
+        if isinstance(node, ast.Lambda):
+            return sub.eval(node.body)
+        self.c.depth += 1
+        try:
+            if self.c.depth > self.c.max_depth:
+                raise UnsupportedSyntaxError(
+                    f"calls nest deeper than {self.c.max_depth} while building the graph "
+                    f"(recursion must end at build time)", loc=self.loc(node))
+            return sub.run()
+        finally:
+            self.c.depth -= 1
+
+
+def _bind_ast_args(a: ast.arguments, args, kwargs, defaults, kw_defaults, name):
+    names = [x.arg for x in a.posonlyargs + a.args]
+    env = {}
+    if len(args) > len(names) and a.vararg is None:
+        raise TypeError(f"{name}() takes {len(names)} positional arguments but {len(args)} "
+                        f"were given")
+    for n, v in zip(names, args):
+        env[n] = v
+    if a.vararg is not None:
+        env[a.vararg.arg] = tuple(args[len(names):])
+    first_default = len(names) - len(defaults)
+    extra = {}
+    for k, v in kwargs.items():
+        if k in names:
+            if k in env:
+                raise TypeError(f"{name}() got multiple values for argument '{k}'")
+            env[k] = v
+        elif k in [x.arg for x in a.kwonlyargs]:
+            env[k] = v
+        elif a.kwarg is not None:
+            extra[k] = v
+        else:
+            raise TypeError(f"{name}() got an unexpected keyword argument '{k}'")
+    for i, n in enumerate(names):
+        if n not in env:
+            if i >= first_default:
+                env[n] = defaults[i - first_default]
+            else:
+                raise TypeError(f"{name}() missing required argument '{n}'")
+    for x in a.kwonlyargs:
+        if x.arg not in env:
+            if x.arg in kw_defaults:
+                env[x.arg] = kw_defaults[x.arg]
+            else:
+                raise TypeError(f"{name}() missing keyword-only argument '{x.arg}'")
+    if a.kwarg is not None:
+        env[a.kwarg.arg] = extra
+    return env
+
+
+def _note(e: BaseException, loc) -> None:
+    if loc is None or getattr(e, "_graphjit_noted", False):
+        return
+    try:
+        e.add_note(f"(while building the graph)\n{loc.render()}")
+        e._graphjit_noted = True
+    except AttributeError:
+        pass
+
+
+def closure_of(fn) -> Dict[str, Any]:
+    code = getattr(fn, "__code__", None)
+    cells = getattr(fn, "__closure__", None) or ()
+    out = {}
+    if code is not None:
+        for name, cell in zip(code.co_freevars, cells):
+            try:
+                out[name] = cell.cell_contents
+            except ValueError:
+                pass
+    return out
+
+
+def build_function(compiler: Compiler, fn, args, kwargs, self_obj=None):
+    """Build a user function (or method, with self_obj) from its source and return
+    the value it returns (graph values, Python values or structures of both)."""
+    if isinstance(fn, types.MethodType):
+        self_obj, fn = fn.__self__, fn.__func__
+    src = get_source(fn)
+    if self_obj is not None:
+        args = [self_obj] + list(args)
+    sig_defaults = fn.__defaults__ or ()
+    kw_defaults = fn.__kwdefaults__ or {}
+    node = src.node
+    env = _bind_ast_args(node.args, list(args), dict(kwargs), list(sig_defaults),
+                         dict(kw_defaults), fn.__name__)
+    closure = closure_of(fn)
+    b = FunctionBuilder(compiler, src, env, fn.__globals__, closure)
+    compiler.depth += 1
+    try:
+        if compiler.depth > compiler.max_depth:
+            raise UnsupportedSyntaxError(
+                f"calls nest deeper than {compiler.max_depth} while building the graph "
+                f"(recursion must end at build time)")
+        return b.run()
+    finally:
+        compiler.depth -= 1
+
+

@@ -1,0 +1,324 @@
+"""Calls inside a function being built: builtins that meet graph values, user
+functions, methods and Cells (built from their own source), graphjit's operators
+(called directly), numpy functions (mapped to ops or refused)."""
+from __future__ import annotations
+
+import builtins
+import types
+
+import numpy as np
+
+from ..ir.errors import UnsupportedSyntaxError
+from ..tensor import Tensor, TensorLike
+from .builder import LocalFunction, _is_graph_arg, _is_internal, build_function
+from .values import DynamicList, GraphTensor
+
+__all__ = ["call", "GraphRange", "GraphEnumerate", "GraphZip"]
+
+
+class GraphRange:
+    """range() with a tensor bound: iterating it builds a Loop with a trip count."""
+
+    def __init__(self, start, stop, step):
+        self.start, self.stop, self.step = start, stop, step
+
+    def __repr__(self):
+        return f"range({self.start}, {self.stop}, {self.step})"
+
+
+class GraphEnumerate:
+    def __init__(self, inner, start=0):
+        self.inner, self.start = inner, start
+
+
+class GraphZip:
+    def __init__(self, inners):
+        self.inners = list(inners)
+
+
+GRAPH_ITERABLES = (GraphTensor, DynamicList, GraphRange, GraphEnumerate, GraphZip)
+
+
+def _has_unknown_len(x) -> bool:
+    if isinstance(x, GraphTensor):
+        s = x.type.shape
+        return s is None or not s or s[0] is None
+    return isinstance(x, GRAPH_ITERABLES)
+
+
+def _range(b, args, kwargs, node):
+    if any(isinstance(a, GraphTensor) for a in args):
+        if len(args) == 1:
+            start, stop, step = 0, args[0], 1
+        elif len(args) == 2:
+            (start, stop), step = args, 1
+        else:
+            start, stop, step = args
+        if isinstance(step, GraphTensor):
+            raise UnsupportedSyntaxError("range() with a tensor step", loc=b.loc(node),
+                                         hint="use a Python int step")
+        if step == 0:
+            raise ValueError("range() arg 3 must not be zero")
+        for v in (start, stop):
+            if isinstance(v, GraphTensor) and not v.dtype.is_integer:
+                raise TypeError(f"range() needs integers, got a {v.dtype} tensor")
+        return GraphRange(start, stop, step)
+    return range(*[a.__index__() if isinstance(a, Tensor) else a for a in args])
+
+
+def _enumerate(b, args, kwargs, node):
+    it = args[0]
+    start = args[1] if len(args) > 1 else kwargs.get("start", 0)
+    if isinstance(it, GRAPH_ITERABLES) and _has_unknown_len(it) or isinstance(
+            it, (GraphRange, GraphEnumerate, GraphZip, DynamicList)):
+        return GraphEnumerate(it, start)
+    if isinstance(it, GraphTensor) and len(it) > b.c.max_unroll:
+        return GraphEnumerate(it, start)
+    return list(enumerate(it, start))
+
+
+def _zip(b, args, kwargs, node):
+    if any(isinstance(a, (GraphRange, GraphEnumerate, GraphZip, DynamicList)) or
+           (isinstance(a, GraphTensor) and _has_unknown_len(a)) for a in args):
+        for a in args:
+            if not isinstance(a, GRAPH_ITERABLES):
+                raise UnsupportedSyntaxError(
+                    "zip() of a run-time-length tensor with a Python sequence",
+                    loc=b.loc(node), hint="make both tensors (ops.stack the Python list)")
+        return GraphZip(args)
+    return list(zip(*args))
+
+
+def _len(b, args, kwargs, node):
+    (x,) = args
+    if isinstance(x, GraphTensor):
+        s = x.type.shape
+        if s is not None and s and s[0] is not None:
+            return s[0]
+        if s is not None and not s:
+            raise TypeError("len() of a 0-d tensor")
+        d = x.shape[0] if s is not None else None
+        if d is None:
+            raise UnsupportedSyntaxError("len() of a tensor of unknown rank", loc=b.loc(node))
+        return d
+    if isinstance(x, DynamicList):
+        from .. import ops
+        st = x.stacked(0)
+        n = st.shape[0]
+        return n
+    return len(x)
+
+
+def _isinstance(b, args, kwargs, node):
+    x, cls = args
+    classes = cls if isinstance(cls, tuple) else (cls,)
+    if isinstance(x, GraphTensor) and any(c in (Tensor, TensorLike) for c in classes):
+        return True
+    if isinstance(x, DynamicList) and list in classes:
+        return True
+    return isinstance(x, cls)
+
+
+def _to_scalar(kind):
+    def conv(b, args, kwargs, node):
+        if args and isinstance(args[0], GraphTensor):
+            from .. import ops
+            from ..ir import dtypes as dt
+            x = args[0]
+            n = x.type.shape
+            if n is not None and any(d is not None and d != 1 for d in n):
+                raise ValueError(f"only one-element tensors can be converted to Python "
+                                 f"scalars (got {x.type})")
+            target = {"int": dt.int64, "float": dt.float64, "bool": dt.bool_}[kind]
+            if kind == "bool":
+                out = ops.not_equal(x, 0) if not x.dtype.is_bool else x
+            elif kind == "int" and x.dtype.is_floating:
+                # int() truncates toward zero, as Python does
+                out = ops.cast(ops.where(x < 0, ops.ceil(x), ops.floor(x)), target)
+            else:
+                out = ops.cast(x, target)
+            if n:
+                out = ops.reshape(out, ())
+            out.weak = True
+            return out
+        return getattr(builtins, kind)(*args, **kwargs)
+    return conv
+
+
+def _minmax(which):
+    def fn(b, args, kwargs, node):
+        vals = args[0] if len(args) == 1 else args
+        if isinstance(vals, (GraphTensor, DynamicList)):
+            raise UnsupportedSyntaxError(
+                f"{which}() over the rows of a tensor", loc=b.loc(node),
+                hint=f"use x.{which}(axis=0) or ops.{'amax' if which == 'max' else 'amin'}")
+        vals = list(vals)
+        if not any(isinstance(v, GraphTensor) for v in vals) or kwargs:
+            return getattr(builtins, which)(*args, **kwargs)
+        from .. import ops
+        out = vals[0]
+        for v in vals[1:]:
+            # Python keeps the first of equal items; for numbers the value is the same
+            pick_new = (v > out) if which == "max" else (v < out)
+            out = ops.where(pick_new, v, out)
+        return out
+    return fn
+
+
+def _print(b, args, kwargs, node):
+    """print runs when the graph runs (every call, in branch and loop order), as eager."""
+    if any(isinstance(a, DynamicList) for a in args):
+        raise UnsupportedSyntaxError("print of a list built in a loop", loc=b.loc(node),
+                                     hint="print(ops.stack(lst))")
+    from .. import ops
+    ops.functional.runtime_print(args, sep=kwargs.get("sep", " "), end=kwargs.get("end", "\n"))
+    return None
+
+
+def _map(b, args, kwargs, node):
+    f, *its = args
+    return [call(b, f, list(xs), {}, node) for xs in zip(*[list(i) for i in its])]
+
+
+def _super(b, args, kwargs, node):
+    if args:
+        return super(*args)
+    cls = b.closure.get("__class__")
+    names = [a.arg for a in b.src.node.args.args] if hasattr(b.src.node, "args") else []
+    if cls is None or not names:
+        raise UnsupportedSyntaxError("super() without arguments needs the method's class",
+                                     loc=b.loc(node), hint="write super(ClassName, self)")
+    return super(cls, b.env[names[0]])
+
+
+def _sum(b, args, kwargs, node):
+    it = args[0]
+    if isinstance(it, DynamicList):
+        from .. import ops
+        return ops.sum(it.stacked(0), 0)
+    if isinstance(it, GraphTensor) and _has_unknown_len(it):
+        from .. import ops
+        return ops.sum(it, 0)
+    return builtins.sum(*args, **kwargs)
+
+
+def _abs(b, args, kwargs, node):
+    return abs(args[0])
+
+
+def _round(b, args, kwargs, node):
+    if isinstance(args[0], GraphTensor):
+        raise UnsupportedSyntaxError("round() of a tensor value", loc=b.loc(node),
+                                     hint="use ops.round or floor(x + 0.5)")
+    return round(*args, **kwargs)
+
+
+BUILTINS = {
+    builtins.range: _range, builtins.enumerate: _enumerate, builtins.zip: _zip,
+    builtins.len: _len, builtins.isinstance: _isinstance, builtins.int: _to_scalar("int"),
+    builtins.float: _to_scalar("float"), builtins.bool: _to_scalar("bool"),
+    builtins.max: _minmax("max"), builtins.min: _minmax("min"), builtins.print: _print,
+    builtins.map: _map, builtins.super: _super, builtins.sum: _sum, builtins.abs: _abs,
+    builtins.round: _round,
+}
+
+_NUMPY_TO_OPS = {
+    "sum": "sum", "mean": "mean", "exp": "exp", "log": "log", "sqrt": "sqrt", "abs": "abs",
+    "maximum": "maximum", "minimum": "minimum", "tanh": "tanh", "sin": "sin", "cos": "cos",
+    "where": "where", "matmul": "matmul", "dot": "matmul", "reshape": "reshape",
+    "transpose": "transpose", "concatenate": "concat", "stack": "stack", "square": "square",
+    "negative": "neg", "floor": "floor", "ceil": "ceil", "sign": "sign", "clip": "clamp",
+    "expand_dims": "expand_dims", "squeeze": "squeeze", "zeros_like": "zeros_like",
+    "ones_like": "ones_like", "argmax": "argmax", "argmin": "argmin", "amax": "amax",
+    "amin": "amin", "max": "amax", "min": "amin", "prod": "prod", "tile": "tile",
+    "broadcast_to": "broadcast_to", "logical_and": "logical_and", "logical_or": "logical_or",
+    "logical_not": "logical_not", "equal": "equal", "less": "less", "greater": "greater",
+}
+
+
+def call(b, func, args, kwargs, node):
+    """Call `func` from the function being built by `b`."""
+    handler = BUILTINS.get(func) if _hashable(func) else None
+    if handler is not None:
+        return handler(b, args, kwargs, node)
+    from .api import JitFunction, _BoundJit
+    if isinstance(func, JitFunction):
+        return build_function(b.c, func.fn, args, kwargs)
+    if isinstance(func, _BoundJit):
+        return build_function(b.c, func.jf.fn, args, kwargs, self_obj=func.obj)
+    from ..nn import Cell
+    if isinstance(func, LocalFunction):
+        return func(*args, **kwargs)
+    if isinstance(func, Cell):
+        construct = type(func).construct
+        return build_function(b.c, construct, args, kwargs, self_obj=func)
+    if isinstance(func, types.MethodType):
+        f, obj = func.__func__, func.__self__
+        if _is_internal(f) or not isinstance(f, types.FunctionType):
+            return func(*args, **kwargs)
+        if _is_graph_arg(args) or _is_graph_arg(kwargs) or isinstance(obj, Cell) or \
+                getattr(type(obj), "_graphjit_jit_class", False):
+            return build_function(b.c, f, args, kwargs, self_obj=obj)
+        return func(*args, **kwargs)
+    if isinstance(func, types.FunctionType):
+        if _is_internal(func):
+            return func(*args, **kwargs)
+        mod = getattr(func, "__module__", "") or ""
+        if mod.split(".")[0] in ("numpy",):
+            return _numpy_call(b, func, args, kwargs, node)
+        if _is_graph_arg(args) or _is_graph_arg(kwargs):
+            return build_function(b.c, func, args, kwargs)
+        return func(*args, **kwargs)
+    if isinstance(func, type):
+        if getattr(func, "_graphjit_jit_class", False) or (
+                _is_graph_arg(args) or _is_graph_arg(kwargs)) and not _is_internal(func) \
+                and func.__init__ is not object.__init__ and isinstance(
+                    func.__init__, types.FunctionType) and not issubclass(func, Cell):
+            obj = func.__new__(func)
+            b.c.created.add(id(obj))
+            init = func.__init__
+            if isinstance(init, types.FunctionType) and not _is_internal(init):
+                build_function(b.c, init, args, kwargs, self_obj=obj)
+            return obj
+        obj = func(*args, **kwargs)
+        b.c.created.add(id(obj))
+        return obj
+    if _is_numpy_callable(func) and (_is_graph_arg(args) or _is_graph_arg(kwargs)):
+        return _numpy_call(b, func, args, kwargs, node)
+    if callable(func) and not _is_internal(type(func)) and (
+            _is_graph_arg(args) or _is_graph_arg(kwargs)):
+        call_method = getattr(type(func), "__call__", None)
+        if isinstance(call_method, types.FunctionType) and not _is_internal(call_method):
+            return build_function(b.c, call_method, args, kwargs, self_obj=func)
+    return func(*args, **kwargs)
+
+
+def _hashable(x) -> bool:
+    try:
+        hash(x)
+        return True
+    except TypeError:
+        return False
+
+
+def _is_numpy_callable(f) -> bool:
+    return isinstance(f, np.ufunc) or (getattr(f, "__module__", "") or "").startswith("numpy")
+
+
+def _numpy_call(b, func, args, kwargs, node):
+    if not (_is_graph_arg(args) or _is_graph_arg(kwargs)):
+        return func(*args, **kwargs)
+    name = getattr(func, "__name__", "")
+    target = _NUMPY_TO_OPS.get(name)
+    if target is None:
+        raise UnsupportedSyntaxError(
+            f"numpy.{name} was called on a graph value; numpy cannot see values that exist "
+            f"only when the graph runs", loc=b.loc(node),
+            hint="use the graphjit.ops function that does the same")
+    from .. import ops
+    fn = getattr(ops, target)
+    if name in ("sum", "mean", "amax", "amin", "max", "min", "prod") and "axis" in kwargs:
+        a = kwargs.pop("axis")
+        args = [args[0], a] + list(args[1:])
+    kwargs.pop("keepdims", None)
+    return fn(*args, **kwargs)

@@ -1,0 +1,116 @@
+"""Getting, dedenting and parsing the source of user functions; SourceLoc making."""
+from __future__ import annotations
+
+import ast
+import inspect
+import linecache
+import textwrap
+from dataclasses import dataclass
+from typing import Optional
+
+from ..ir.errors import UnsupportedSyntaxError
+from ..ir.loc import SourceLoc
+
+__all__ = ["FunctionSource", "get_source", "SourceLoc"]
+
+
+@dataclass
+class FunctionSource:
+    """A parsed function: its AST (FunctionDef or Lambda) and how to map AST
+    positions back to the user's file."""
+
+    fn: object
+    node: ast.AST
+    file: str
+    line_offset: int   # add to AST line numbers
+    col_offset: int    # add to AST column offsets (the removed indent)
+    name: str
+
+    def loc(self, node: ast.AST) -> Optional[SourceLoc]:
+        lineno = getattr(node, "lineno", None)
+        if lineno is None:
+            return None
+        line = lineno + self.line_offset
+        end_line = getattr(node, "end_lineno", None)
+        end_line = None if end_line is None else end_line + self.line_offset
+        col = node.col_offset + (self.col_offset if lineno > 0 else 0)
+        end_col = getattr(node, "end_col_offset", None)
+        if end_col is not None:
+            end_col += self.col_offset
+        text = linecache.getline(self.file, line).rstrip("\n")
+        return SourceLoc(self.file, line, col, end_line, end_col, self.name, text)
+
+
+_CACHE = {}
+
+
+def get_source(fn) -> FunctionSource:
+    """Parse the source of a function or method.
+
+    Raises:
+        UnsupportedSyntaxError: the source cannot be found (built in a REPL, by exec,
+            or a C function) or is not a plain function.
+    """
+    code = getattr(fn, "__code__", None)
+    key = code if code is not None else fn
+    hit = _CACHE.get(key)
+    if hit is not None:
+        return hit
+    try:
+        lines, start = inspect.getsourcelines(fn)
+        file = inspect.getsourcefile(fn) or inspect.getfile(fn)
+    except (OSError, TypeError) as e:
+        raise UnsupportedSyntaxError(
+            f"cannot read the source of {getattr(fn, '__qualname__', fn)!r} ({e})",
+            hint="define the function in a .py file; graph mode builds graphs from source") \
+            from None
+    raw = "".join(lines)
+    text = textwrap.dedent(raw)
+    indent = 0
+    for a, b in zip(raw.splitlines(), text.splitlines()):
+        if b.strip():
+            indent = len(a) - len(b)
+            break
+    is_lambda = code is not None and code.co_name == "<lambda>"
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        if not is_lambda:
+            raise UnsupportedSyntaxError(
+                f"cannot parse the source of {fn.__qualname__}") from None
+        tree = None
+    node = None
+    if is_lambda:
+        node = _find_lambda(tree, text, code)
+        if node is None:
+            raise UnsupportedSyntaxError(
+                "cannot find this lambda's source unambiguously",
+                hint="use a def function instead of a lambda")
+    else:
+        for n in ast.walk(tree):
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == code.co_name:
+                node = n
+                break
+        if node is None:
+            raise UnsupportedSyntaxError(f"cannot find the definition of {fn.__qualname__}")
+    src = FunctionSource(fn, node, file, start - 1, indent, code.co_name if code else str(fn))
+    _CACHE[key] = src
+    return src
+
+
+def _find_lambda(tree, text, code):
+    if tree is None:
+        # the lambda sits inside a larger expression: try to parse from 'lambda'
+        i = text.find("lambda")
+        for end in range(len(text), i, -1):
+            try:
+                tree = ast.parse("(" + text[i:end] + ")")
+                break
+            except SyntaxError:
+                continue
+        if tree is None:
+            return None
+    nargs = code.co_argcount
+    found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and
+             len(n.args.args) == nargs]
+    return found[0] if len(found) == 1 else None

@@ -1,0 +1,333 @@
+"""What the builder tracks per name: graph values (GraphTensor), Undefined, lists
+built by loops (DynamicList); and the graph context values are recorded in."""
+from __future__ import annotations
+
+import threading
+from typing import Dict, List, Optional
+
+import numpy as np
+
+from ..ir import dtypes as dt
+from ..ir.errors import (GraphJitError, UndefinedVariableError, UnsupportedSyntaxError)
+from ..ir.graph import Graph, Value
+from ..ir.types import TensorType
+from ..tensor import SymbolicTensor, Tensor, TensorLike
+
+__all__ = ["GraphTensor", "Undefined", "GraphContext", "active", "current_loc", "set_loc",
+           "is_graph", "DynamicList"]
+
+_state = threading.local()
+
+
+def _stack() -> List["GraphContext"]:
+    s = getattr(_state, "stack", None)
+    if s is None:
+        s = _state.stack = []
+    return s
+
+
+def active() -> "GraphContext":
+    s = _stack()
+    if not s:
+        raise UnsupportedSyntaxError(
+            "a graph value was used outside the function being compiled",
+            hint="do not keep graph values (for example in self attributes or globals) after "
+                 "construct returns")
+    return s[-1]
+
+
+def current_loc():
+    return getattr(_state, "loc", None)
+
+
+def set_loc(loc):
+    old = getattr(_state, "loc", None)
+    _state.loc = loc
+    return old
+
+
+class GraphContext:
+    """A graph being built, and how outer values reach it (closed subgraphs: every
+    outer value read becomes an explicit parameter, recorded in `captures`)."""
+
+    def __init__(self, graph: Graph, parent: Optional["GraphContext"] = None):
+        self.graph = graph
+        self.parent = parent
+        self.captures: Dict[int, Value] = {}   # id(outer value) -> param
+        self.captured: List[Value] = []        # outer values, in param order
+        self._consts: Dict[tuple, Value] = {}
+
+    def __enter__(self):
+        _stack().append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _stack().pop()
+
+    def owns(self, v: Value) -> bool:
+        ctx = self
+        while ctx is not None:
+            if v.graph is ctx.graph:
+                return True
+            ctx = ctx.parent
+        return False
+
+    def lift(self, v: Value) -> Value:
+        """v as a value of this graph (capturing it from an enclosing graph)."""
+        if v.graph is self.graph:
+            return v
+        if v.producer is not None and v.producer.op == "Const":
+            return self.const(v.producer.attrs["value"])
+        if self.parent is None or not self.parent.owns(v):
+            raise UnsupportedSyntaxError(
+                "a graph value escaped the branch or loop body that made it",
+                hint="assign the value before the `if`/loop so every path defines it")
+        outer = self.parent.lift(v)
+        p = self.captures.get(id(outer))
+        if p is None:
+            p = self.graph.add_param(outer.type, outer.name)
+            self.captures[id(outer)] = p
+            self.captured.append(outer)
+        return p
+
+    def const(self, arr) -> Value:
+        arr = np.asarray(arr)
+        key = None
+        if arr.size <= 16:
+            key = (arr.dtype.str, arr.shape, arr.tobytes())
+            hit = self._consts.get(key)
+            if hit is not None:
+                return hit
+        v = self.graph.add_node("Const", (), {"value": arr}, loc=current_loc()).outputs[0]
+        if key is not None:
+            self._consts[key] = v
+        return v
+
+    def value_of(self, x) -> Value:
+        if isinstance(x, GraphTensor):
+            return self.lift(x.value)
+        if isinstance(x, Tensor):
+            return self.const(x._need_data())
+        return self.const(np.asarray(x))
+
+    def emit(self, op: str, inputs, attrs, names=()):
+        vals = [self.value_of(x) for x in inputs]
+        node = self.graph.add_node(op, vals, attrs, loc=current_loc(), names=names)
+        return node
+
+
+def is_graph(x) -> bool:
+    return isinstance(x, (GraphTensor, DynamicList))
+
+
+class GraphTensor(SymbolicTensor):
+    """A value of the graph being built. `weak` marks values that stand for Python
+    scalars (they promote like Python numbers, as JAX's weak types)."""
+
+    __slots__ = ("value", "weak")
+
+    def __init__(self, value: Value, weak: bool = False):
+        self.value = value
+        self.weak = weak
+
+    @classmethod
+    def _apply(cls, op, inputs, attrs):
+        node = active().emit(op, inputs, attrs)
+        outs = tuple(GraphTensor(v) for v in node.outputs)
+        return outs[0] if len(outs) == 1 else outs
+
+    @property
+    def type(self) -> TensorType:
+        return self.value.type
+
+    @property
+    def dtype(self):
+        return self.value.type.dtype
+
+    @property
+    def shape(self):
+        """Known dims as ints; unknown dims as int64 graph scalars."""
+        s = self.value.type.shape
+        if s is None:
+            raise UnsupportedSyntaxError(
+                "the rank of this tensor is unknown, so its shape is not a tuple",
+                hint="use ops.tensor_shape(x) for the shape as a tensor, or give the input a "
+                     "known rank")
+        if all(d is not None for d in s):
+            return s
+        shp = None
+        out = []
+        for i, d in enumerate(s):
+            if d is None:
+                if shp is None:
+                    shp = GraphTensor._apply("Shape", (self,), {})
+                g = GraphTensor._apply("Index", (shp,), {"index": (i,)})
+                g.weak = True
+                out.append(g)
+            else:
+                out.append(d)
+        return tuple(out)
+
+    @property
+    def ndim(self) -> int:
+        r = self.value.type.rank
+        if r is None:
+            raise UnsupportedSyntaxError("the rank of this tensor is unknown (unknown_rank)",
+                                         hint="give the input a known rank")
+        return r
+
+    @property
+    def size(self):
+        s = self.value.type.shape
+        if s is not None and all(d is not None for d in s):
+            n = 1
+            for d in s:
+                n *= d
+            return n
+        shp = GraphTensor._apply("Shape", (self,), {})
+        return GraphTensor._apply("ReduceProd", (shp,), {"axis": None, "keep_dims": False})
+
+    def __len__(self):
+        s = self.value.type.shape
+        if s is None or not s or s[0] is None:
+            raise UnsupportedSyntaxError(
+                f"len() of a tensor whose first dim is not known while the graph is built "
+                f"({self.type})", hint="use x.shape[0] (a tensor) instead")
+        return s[0]
+
+    def __iter__(self):
+        n = len(self)
+        for i in range(n):
+            yield self[i]
+
+    def __bool__(self):
+        raise UnsupportedSyntaxError(
+            "bool() of a tensor value whose truth is known only at run time",
+            hint="use it directly as an `if`/`while` condition, or use ops.where")
+
+    def _no_python(self, what):
+        raise UnsupportedSyntaxError(
+            f"{what}() of a tensor value: the value is known only when the graph runs",
+            hint="keep it a tensor (ops.cast), or compute it from Python values")
+
+    def __index__(self):
+        self._no_python("int")
+
+    def __int__(self):
+        self._no_python("int")
+
+    def __float__(self):
+        self._no_python("float")
+
+    def __array__(self, *a, **k):
+        raise UnsupportedSyntaxError(
+            "a numpy function was called on a graph value",
+            hint="use the graphjit.ops function of the same name")
+
+    def __setitem__(self, key, value):
+        raise UnsupportedSyntaxError("item assignment on a tensor that is not a plain variable",
+                                     hint="assign to a variable: x[i] = v")
+
+    def asnumpy(self):
+        raise UnsupportedSyntaxError("asnumpy() of a graph value inside a compiled function",
+                                     hint="return the tensor and call asnumpy() outside")
+
+    def item(self):
+        self._no_python("item")
+
+    def __repr__(self):
+        return f"<graph value {self.type}{' weak' if self.weak else ''}>"
+
+
+class Undefined:
+    """A name defined on some paths only (read it and UndefinedVariableError is raised)."""
+
+    __slots__ = ("name", "where")
+
+    def __init__(self, name: str, where: str = ""):
+        self.name = name
+        self.where = where
+
+    def error(self, loc) -> UndefinedVariableError:
+        return UndefinedVariableError(
+            f"'{self.name}' is not defined on every path that reaches this line"
+            + (f" ({self.where})" if self.where else ""),
+            loc=loc, names=(self.name,),
+            hint=f"assign '{self.name}' before the `if`/loop, or in every branch")
+
+    def __repr__(self):
+        return f"<undefined {self.name}>"
+
+
+class DynamicList:
+    """A list whose length is known only at run time: items appended once per
+    iteration of a Loop become `stacks` (each stacked along a new axis 0);
+    `prefix` and `suffix` are ordinary items before and after."""
+
+    def __init__(self, prefix, stacks, suffix=()):
+        self.prefix = list(prefix)
+        self.stacks = list(stacks)
+        self.suffix = list(suffix)
+
+    def append(self, x):
+        self.suffix.append(x)
+
+    def stacked(self, axis=0):
+        """All items stacked along `axis` as one graph value."""
+        from .. import ops
+        k = len(self.stacks)
+        body = self.stacks[0] if k == 1 else ops.reshape(
+            ops.stack(self.stacks, 1), (-1,) + tuple(_static_tail(self.stacks[0])))
+        parts = []
+        if self.prefix:
+            parts.append(ops.stack(self.prefix, 0))
+        parts.append(body)
+        if self.suffix:
+            parts.append(ops.stack(self.suffix, 0))
+        out = parts[0] if len(parts) == 1 else ops.concat(parts, 0)
+        if axis % max(out.ndim, 1) != 0:
+            perm = list(range(1, out.ndim))
+            perm.insert(axis % out.ndim, 0)
+            out = ops.transpose(out, tuple(perm))
+        return out
+
+    def concatenated(self, axis=0):
+        from .. import ops
+        s = self.stacked(0)
+        shape = s.type.shape
+        if shape is None:
+            raise UnsupportedSyntaxError("concat of a list of tensors of unknown rank")
+        r = len(shape) - 1
+        a = axis % r
+        perm = list(range(1, a + 1)) + [0] + list(range(a + 1, r + 1))
+        t = ops.transpose(s, tuple(perm)) if a else s
+        tail = [d for d in shape[1:]]
+        new = tuple(-1 if i == a else (d if d is not None else -1) for i, d in enumerate(tail))
+        if list(new).count(-1) > 1:
+            raise UnsupportedSyntaxError(
+                "concat of a list built in a loop needs the other dims known",
+                hint="use ops.stack, or give the inputs known shapes")
+        return ops.reshape(t, new)
+
+    def __len__(self):
+        raise UnsupportedSyntaxError(
+            "len() of a list whose length is known only at run time (it was appended to in a "
+            "loop that depends on a tensor)", hint="use ops.stack(lst).shape[0]")
+
+    def __getitem__(self, i):
+        from .. import ops
+        return ops.gather(self.stacked(0), i, 0)
+
+    def __iter__(self):
+        raise UnsupportedSyntaxError(
+            "iterating a list whose length is known only at run time",
+            hint="iterate ops.stack(lst) instead (a for loop over a tensor becomes a Loop)")
+
+    def __repr__(self):
+        return f"<list of run-time length: {len(self.prefix)} + loop x {len(self.stacks)} + " \
+               f"{len(self.suffix)}>"
+
+
+def _static_tail(t):
+    s = t.type.shape
+    return tuple(-1 if d is None else d for d in s[1:]) if s is not None else ()

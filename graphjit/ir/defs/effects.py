@@ -1,0 +1,47 @@
+"""Operators run for their effect: Print (at run time) and Assert."""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from ..registry import REQUIRED, register_op
+from .common import fail
+
+
+def _print_infer(ts, attrs):
+    return ()
+
+
+def _print_factory(in_types, out_types, attrs):
+    template, sep, end = attrs["template"], attrs["sep"], attrs["end"]
+
+    def k(*xs):
+        parts = [p if isinstance(p, str) else str(np.asarray(xs[p])) for p in template]
+        sys.stdout.write(sep.join(parts) + end)
+    return k
+
+
+register_op("Print", ("*xs",), {"template": REQUIRED, "sep": " ", "end": "\n"},
+            infer=_print_infer, kernel=None, kernel_factory=_print_factory, family="extern",
+            doc="print the pieces of `template` (strings, or indices of the inputs) at run time")
+
+
+def _assert_infer(ts, attrs):
+    if not ts[0].dtype.is_bool:
+        raise fail("Assert", f"the condition must be bool, got {ts[0]}")
+    return ()
+
+
+def _assert_factory(in_types, out_types, attrs):
+    msg = attrs["message"]
+
+    def k(c):
+        if not bool(np.all(c)):
+            raise AssertionError(msg)
+    return k
+
+
+register_op("Assert", ("condition",), {"message": ""}, infer=_assert_infer,
+            kernel_factory=_assert_factory, family="extern",
+            doc="raise AssertionError(message) at run time if the condition is false")

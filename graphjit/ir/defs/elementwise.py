@@ -1,0 +1,200 @@
+"""Elementwise operators: arithmetic, comparisons, logic, math functions, Cast, Select.
+
+Binary ops broadcast and promote their inputs (see common.promote); their kernels
+cast the inputs to the computation dtype once, chosen when the kernel is built.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as dt
+from ..registry import register_op
+from ..types import TensorType
+from .common import broadcast_shapes, fail, float_result, promote
+
+__all__ = ["BINARY", "UNARY", "COMPARISONS"]
+
+
+def _caster(np_dtype):
+    def cast(x):
+        return x.astype(np_dtype) if x.dtype != np_dtype else x
+    return cast
+
+
+def _binary_factory(ufunc, compute):
+    """Kernel factory: cast inputs to the compute dtype (only where needed), apply."""
+    def factory(in_types, out_types, attrs):
+        cdt = compute(in_types).np
+        odt = out_types[0].dtype.np
+        casts = [t.dtype.np != cdt for t in in_types]
+        if not any(casts):
+            return ufunc  # numpy keeps the common dtype (or gives bool for comparisons)
+        ca, cb = casts
+
+        def k(a, b):
+            if ca:
+                a = np.asarray(a, dtype=cdt)
+            if cb:
+                b = np.asarray(b, dtype=cdt)
+            r = ufunc(a, b)
+            return r if r.dtype == odt else r.astype(odt)
+        return k
+    return factory
+
+
+def _promoted(in_types):
+    return promote(in_types[0].dtype, in_types[1].dtype)
+
+
+def _div_compute(in_types):
+    return float_result(_promoted(in_types))
+
+
+def _binary(name, ufunc, doc, result="promote", no_bool=False, int_only=False):
+    compute = _div_compute if result == "float" else _promoted
+
+    def infer(ts, attrs):
+        a, b = ts
+        d = compute(ts)
+        if no_bool and d.is_bool:
+            raise fail(name, f"is not defined for two bool tensors; cast one to an int or "
+                             f"float dtype first")
+        if int_only and d.is_floating:
+            raise fail(name, f"needs integer or bool inputs, got {a.dtype} and {b.dtype}")
+        out = dt.bool_ if result == "bool" else d
+        return TensorType(out, broadcast_shapes(name, a.shape, b.shape))
+    register_op(name, ("x", "y"), infer=infer, family="elementwise", doc=doc,
+                kernel=ufunc, kernel_factory=_binary_factory(ufunc, compute))
+
+
+def _floor_mod(a, b):
+    return np.mod(a, b)
+
+
+BINARY = {
+    "Add": (np.add, "x + y", {}),
+    "Sub": (np.subtract, "x - y", {"no_bool": True}),
+    "Mul": (np.multiply, "x * y", {}),
+    "RealDiv": (np.true_divide, "x / y; integer inputs give float32", {"result": "float"}),
+    "FloorDiv": (np.floor_divide, "x // y, rounding toward negative infinity",
+                 {"no_bool": True}),
+    "FloorMod": (np.mod, "x % y with the sign of y, as Python", {"no_bool": True}),
+    "Pow": (np.power, "x ** y", {"no_bool": True}),
+    "Maximum": (np.maximum, "elementwise max", {}),
+    "Minimum": (np.minimum, "elementwise min", {}),
+    "BitwiseAnd": (np.bitwise_and, "x & y", {"int_only": True}),
+    "BitwiseOr": (np.bitwise_or, "x | y", {"int_only": True}),
+    "BitwiseXor": (np.bitwise_xor, "x ^ y", {"int_only": True}),
+}
+COMPARISONS = {
+    "Equal": (np.equal, "x == y"), "NotEqual": (np.not_equal, "x != y"),
+    "Less": (np.less, "x < y"), "LessEqual": (np.less_equal, "x <= y"),
+    "Greater": (np.greater, "x > y"), "GreaterEqual": (np.greater_equal, "x >= y"),
+    "LogicalAnd": (np.logical_and, "x and y, elementwise"),
+    "LogicalOr": (np.logical_or, "x or y, elementwise"),
+    "LogicalXor": (np.logical_xor, "x xor y, elementwise"),
+}
+for _n, (_f, _doc, _kw) in BINARY.items():
+    _binary(_n, _f, _doc, **_kw)
+for _n, (_f, _doc) in COMPARISONS.items():
+    _binary(_n, _f, _doc, result="bool")
+
+
+# -- unary -----------------------------------------------------------------------------
+def _sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def _relu(x):
+    return np.maximum(x, x.dtype.type(0))
+
+
+def _unary(name, fn, doc, kind="same", no_bool=False):
+    """kind: same (keeps dtype), float (ints become float32), bool (gives bool)."""
+    def infer(ts, attrs):
+        (a,) = ts
+        if no_bool and a.dtype.is_bool:
+            raise fail(name, "is not defined for bool tensors")
+        if kind == "float":
+            return TensorType(float_result(a.dtype), a.shape)
+        if kind == "bool":
+            return TensorType(dt.bool_, a.shape)
+        return a
+
+    def factory(in_types, out_types, attrs):
+        odt = out_types[0].dtype.np
+        if kind == "float" and in_types[0].dtype.np != odt:
+            return lambda x: fn(np.asarray(x, dtype=odt))
+        if kind == "same":
+            return lambda x: np.asarray(fn(x), dtype=odt)
+        return fn
+    register_op(name, ("x",), infer=infer, kernel=fn, family="elementwise", doc=doc,
+                kernel_factory=factory)
+
+
+UNARY = {
+    "Neg": (np.negative, "-x", "same", True),
+    "Abs": (np.abs, "|x|", "same", False),
+    "Exp": (np.exp, "e ** x", "float", False),
+    "Log": (np.log, "natural log", "float", False),
+    "Sqrt": (np.sqrt, "square root", "float", False),
+    "Rsqrt": (lambda x: 1.0 / np.sqrt(x), "1 / sqrt(x)", "float", False),
+    "Sin": (np.sin, "sine", "float", False),
+    "Cos": (np.cos, "cosine", "float", False),
+    "Tanh": (np.tanh, "hyperbolic tangent", "float", False),
+    "Sigmoid": (_sigmoid, "1 / (1 + exp(-x))", "float", False),
+    "ReLU": (_relu, "max(x, 0)", "same", False),
+    "Square": (np.square, "x * x", "same", False),
+    "Floor": (np.floor, "round down", "same", False),
+    "Ceil": (np.ceil, "round up", "same", False),
+    "Sign": (np.sign, "-1, 0 or 1", "same", False),
+    "LogicalNot": (np.logical_not, "not x, elementwise", "bool", False),
+    "IsNan": (np.isnan, "x is NaN", "bool", False),
+    "Invert": (np.invert, "~x (logical not for bool)", "same", False),
+}
+for _n, (_f, _doc, _kind, _nb) in UNARY.items():
+    _unary(_n, _f, _doc, _kind, _nb)
+
+
+def _cast_infer(ts, attrs):
+    return TensorType(dt.as_dtype(attrs["dtype"]), ts[0].shape)
+
+
+def _cast_factory(in_types, out_types, attrs):
+    odt = out_types[0].dtype.np
+    if in_types[0].dtype.np == odt:
+        return lambda x: x
+    return lambda x: np.asarray(x).astype(odt)
+
+
+register_op("Cast", ("x",), {"dtype": dt.float32}, infer=_cast_infer,
+            kernel=lambda x, dtype: np.asarray(x).astype(dt.as_dtype(dtype).np),
+            kernel_factory=_cast_factory, family="elementwise",
+            doc="convert to another dtype (C casting: floats truncate toward zero)")
+
+
+def _select_infer(ts, attrs):
+    c, x, y = ts
+    if not c.dtype.is_bool:
+        raise fail("Select", f"the condition must be bool, got {c.dtype}")
+    if x.dtype is not y.dtype:
+        raise fail("Select", f"x and y must have one dtype, got {x.dtype} and {y.dtype}")
+    return TensorType(x.dtype, broadcast_shapes("Select", c.shape, x.shape, y.shape))
+
+
+def _select_factory(in_types, out_types, attrs):
+    odt = out_types[0].dtype.np
+    return lambda c, x, y: np.asarray(np.where(c, x, y), dtype=odt)
+
+
+register_op("Select", ("condition", "x", "y"), infer=_select_infer, kernel=np.where,
+            kernel_factory=_select_factory, family="elementwise",
+            doc="x where condition else y, broadcasting all three")
+
+
+def _identity_infer(ts, attrs):
+    return ts[0]
+
+
+register_op("Identity", ("x",), infer=_identity_infer, kernel=lambda x: x,
+            exact_dtype=True, family="elementwise", doc="x itself")

@@ -1,0 +1,91 @@
+"""Neural-network operators: MatMul (with batching), Softmax, LogSoftmax."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..registry import register_op
+from ..types import TensorType
+from .common import broadcast_shapes, fail, float_result, norm_axis, promote
+
+
+def _matmul_infer(ts, attrs):
+    a, b = ts
+    dtype = promote(a.dtype, b.dtype)
+    if dtype.is_bool:
+        raise fail("MatMul", "is not defined for bool tensors")
+    if a.shape is None or b.shape is None:
+        return TensorType(dtype, None)
+    sa, sb = list(a.shape), list(b.shape)
+    if not sa or not sb:
+        raise fail("MatMul", f"inputs must have rank >= 1, got {a} and {b}")
+    if attrs["transpose_a"] and len(sa) >= 2:
+        sa[-1], sa[-2] = sa[-2], sa[-1]
+    if attrs["transpose_b"] and len(sb) >= 2:
+        sb[-1], sb[-2] = sb[-2], sb[-1]
+    va, vb = len(sa) == 1, len(sb) == 1
+    if va:
+        sa = [1] + sa
+    if vb:
+        sb = sb + [1]
+    k1, k2 = sa[-1], sb[-2]
+    if k1 is not None and k2 is not None and k1 != k2:
+        raise fail("MatMul", f"shapes {a} and {b} do not fit: the contracted dims are "
+                             f"{k1} and {k2}")
+    batch = broadcast_shapes("MatMul", tuple(sa[:-2]), tuple(sb[:-2]))
+    out = list(batch) + ([] if va else [sa[-2]]) + ([] if vb else [sb[-1]])
+    return TensorType(dtype, tuple(out))
+
+
+def _matmul_factory(in_types, out_types, attrs):
+    odt = out_types[0].dtype.np
+    ta, tb = attrs["transpose_a"], attrs["transpose_b"]
+    ca, cb = in_types[0].dtype.np != odt, in_types[1].dtype.np != odt
+
+    def k(a, b):
+        if ca:
+            a = np.asarray(a, dtype=odt)
+        if cb:
+            b = np.asarray(b, dtype=odt)
+        if ta and a.ndim >= 2:
+            a = np.swapaxes(a, -1, -2)
+        if tb and b.ndim >= 2:
+            b = np.swapaxes(b, -1, -2)
+        return np.matmul(a, b)
+    return k
+
+
+register_op("MatMul", ("x", "y"), {"transpose_a": False, "transpose_b": False},
+            infer=_matmul_infer, kernel=np.matmul, kernel_factory=_matmul_factory,
+            family="extern", doc="matrix product with numpy's batching and 1-D rules")
+
+
+def _softmax(name, log):
+    def infer(ts, attrs):
+        (x,) = ts
+        axes = attrs["axis"]
+        for a in (axes if isinstance(axes, tuple) else (axes,)):
+            if x.rank == 0:
+                continue
+            norm_axis(name, a, x.rank)
+        return TensorType(float_result(x.dtype), x.shape)
+
+    def kernel(x, axis):
+        x = np.asarray(x)
+        if x.ndim == 0:
+            return np.zeros_like(x) if log else np.ones_like(x)
+        m = np.max(x, axis=axis, keepdims=True)
+        e = np.exp(x - m)
+        s = np.sum(e, axis=axis, keepdims=True)
+        return (x - m - np.log(s)) if log else e / s
+
+    def factory(in_types, out_types, attrs):
+        odt, axis = out_types[0].dtype.np, attrs["axis"]
+        return lambda x: kernel(np.asarray(x, dtype=odt), axis)
+
+    register_op(name, ("x",), {"axis": -1}, infer=infer, kernel=kernel,
+                kernel_factory=factory, family="extern",
+                doc=("log of " if log else "") + "exp(x) / sum(exp(x)) along axis")
+
+
+_softmax("Softmax", False)
+_softmax("LogSoftmax", True)

@@ -1,0 +1,375 @@
+"""Operators that move data without arithmetic: Reshape, Transpose, ExpandDims,
+Squeeze, Concat, Stack, Index (basic indexing and slicing), Gather, Shape,
+BroadcastTo, Tile."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as dt
+from ..errors import ShapeInferenceError
+from ..registry import REQUIRED, register_op
+from ..types import TensorType, format_shape, num_elements
+from ..join import join_shapes
+from .common import broadcast_shapes, fail, norm_axis, promote_all
+
+__all__ = ["encode_index", "decode_index", "IndexOutOfRangeError"]
+
+
+class IndexOutOfRangeError(ShapeInferenceError, IndexError):
+    """An integer index outside a known dim (IndexError, as numpy raises)."""
+
+
+IndexOutOfRangeError.__str__ = ShapeInferenceError.__str__
+
+
+# -- Reshape ---------------------------------------------------------------------------
+def _reshape_infer(ts, attrs):
+    (x,) = ts
+    shape = attrs["shape"]
+    if not isinstance(shape, tuple) or not all(isinstance(d, (int, np.integer)) and
+                                               not isinstance(d, bool) for d in shape):
+        raise fail("Reshape", f"shape must be a tuple of ints, got {shape!r}")
+    shape = tuple(int(d) for d in shape)
+    if shape.count(-1) > 1 or any(d < -1 for d in shape):
+        raise fail("Reshape", f"shape {shape} may hold at most one -1 and no other negative dim")
+    n = num_elements(x.shape)
+    known = 1
+    for d in shape:
+        if d != -1:
+            known *= d
+    if n is None:
+        return TensorType(x.dtype, tuple(None if d == -1 else d for d in shape))
+    if -1 in shape:
+        if known == 0 or n % known:
+            raise fail("Reshape", f"cannot reshape {x} ({n} elements) to {shape}: {n} is "
+                                  f"not a multiple of {known}")
+        shape = tuple(n // known if d == -1 else d for d in shape)
+    elif known != n:
+        raise fail("Reshape", f"cannot reshape {x} ({n} elements) to {shape} ({known} "
+                              f"elements)")
+    return TensorType(x.dtype, shape)
+
+
+register_op("Reshape", ("x",), {"shape": REQUIRED}, infer=_reshape_infer,
+            kernel=lambda x, shape: np.reshape(x, shape), exact_dtype=True, family="shape",
+            doc="same elements in a new shape; one dim may be -1 (inferred)")
+
+
+# -- Transpose -------------------------------------------------------------------------
+def _transpose_infer(ts, attrs):
+    (x,) = ts
+    perm = attrs["perm"]
+    if x.shape is None:
+        return x
+    r = len(x.shape)
+    if perm is None:
+        perm = tuple(reversed(range(r)))
+    perm = tuple(perm)
+    if sorted(p % r if r else p for p in perm) != list(range(r)) or len(perm) != r:
+        raise fail("Transpose", f"perm {perm} is not a permutation of the {r} dims of {x}")
+    return TensorType(x.dtype, tuple(x.shape[p] for p in perm))
+
+
+register_op("Transpose", ("x",), {"perm": None}, infer=_transpose_infer,
+            kernel=lambda x, perm: np.transpose(x, perm), exact_dtype=True, family="shape",
+            doc="permute the dims (reverse them if perm is None)")
+
+
+# -- ExpandDims / Squeeze ----------------------------------------------------------------
+def _expand_infer(ts, attrs):
+    (x,) = ts
+    if x.shape is None:
+        return x
+    a = norm_axis("ExpandDims", attrs["axis"], len(x.shape), extra=1)
+    return TensorType(x.dtype, x.shape[:a] + (1,) + x.shape[a:])
+
+
+register_op("ExpandDims", ("x",), {"axis": REQUIRED}, infer=_expand_infer,
+            kernel=lambda x, axis: np.expand_dims(x, axis), exact_dtype=True, family="shape",
+            doc="insert a dim of size 1 at axis")
+
+
+def _squeeze_axes(shape, axis):
+    if axis is None or axis == ():
+        if any(d is None for d in shape):
+            return None
+        return tuple(i for i, d in enumerate(shape) if d == 1)
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    out = []
+    for a in axes:
+        a = norm_axis("Squeeze", a, len(shape))
+        if shape[a] is not None and shape[a] != 1:
+            raise fail("Squeeze", f"cannot squeeze dim {a} of size {shape[a]} (only size 1)")
+        out.append(a)
+    return tuple(sorted(set(out)))
+
+
+def _squeeze_infer(ts, attrs):
+    (x,) = ts
+    if x.shape is None:
+        return x
+    axes = _squeeze_axes(x.shape, attrs["axis"])
+    if axes is None:
+        return TensorType(x.dtype, None)
+    return TensorType(x.dtype, tuple(d for i, d in enumerate(x.shape) if i not in axes))
+
+
+def _squeeze_kernel(x, axis):
+    if axis is None or axis == ():
+        return np.squeeze(x)
+    return np.squeeze(x, axis=axis if isinstance(axis, int) else tuple(axis))
+
+
+register_op("Squeeze", ("x",), {"axis": None}, infer=_squeeze_infer, kernel=_squeeze_kernel,
+            exact_dtype=True, family="shape", doc="remove dims of size 1 (all if axis is None)")
+
+
+# -- Concat / Stack ----------------------------------------------------------------------
+def _concat_infer(ts, attrs):
+    if not ts:
+        raise fail("Concat", "needs at least one tensor")
+    dtype = promote_all([t.dtype for t in ts])
+    ranks = {t.rank for t in ts if t.rank is not None}
+    if len(ranks) > 1:
+        raise fail("Concat", "inputs have different ranks: "
+                   + ", ".join(str(t) for t in ts))
+    if not ranks:
+        return TensorType(dtype, None)
+    r = ranks.pop()
+    if r == 0:
+        raise fail("Concat", "cannot concatenate scalars (rank 0); use Stack")
+    a = norm_axis("Concat", attrs["axis"], r)
+    out = []
+    for i in range(r):
+        dims = [t.shape[i] for t in ts if t.shape is not None]
+        if i == a:
+            out.append(None if any(d is None for d in dims) else sum(dims))
+            continue
+        known = {d for d in dims if d is not None}
+        if len(known) > 1:
+            raise fail("Concat", f"dim {i} differs between inputs: "
+                       + ", ".join(str(t) for t in ts))
+        out.append(known.pop() if known else None)
+    return TensorType(dtype, tuple(out))
+
+
+def _concat_factory(in_types, out_types, attrs):
+    axis, odt = attrs["axis"], out_types[0].dtype.np
+    return lambda *xs: np.concatenate(xs, axis=axis).astype(odt, copy=False)
+
+
+register_op("Concat", ("*xs",), {"axis": 0}, infer=_concat_infer,
+            kernel=lambda *xs, axis: np.concatenate(xs, axis=axis),
+            kernel_factory=_concat_factory, family="shape",
+            doc="join tensors along an existing axis")
+
+
+def _stack_infer(ts, attrs):
+    if not ts:
+        raise fail("Stack", "needs at least one tensor")
+    dtype = promote_all([t.dtype for t in ts])
+    shape = ts[0].shape
+    for t in ts[1:]:
+        try:
+            shape = join_shapes(shape, t.shape) if shape != t.shape else shape
+        except ShapeInferenceError:
+            raise
+        except ValueError:
+            raise fail("Stack", "inputs must have one shape: "
+                       + ", ".join(str(t) for t in ts)) from None
+    if shape is None:
+        return TensorType(dtype, None)
+    a = norm_axis("Stack", attrs["axis"], len(shape), extra=1)
+    return TensorType(dtype, shape[:a] + (len(ts),) + shape[a:])
+
+
+def _stack_factory(in_types, out_types, attrs):
+    axis, odt = attrs["axis"], out_types[0].dtype.np
+    return lambda *xs: np.stack(xs, axis=axis).astype(odt, copy=False)
+
+
+register_op("Stack", ("*xs",), {"axis": 0}, infer=_stack_infer,
+            kernel=lambda *xs, axis: np.stack(xs, axis=axis), kernel_factory=_stack_factory,
+            family="shape", doc="join tensors of one shape along a new axis")
+
+
+# -- Index (basic indexing and slicing) ----------------------------------------------------
+def encode_index(key) -> tuple:
+    """A Python index (int, slice, None, Ellipsis or a tuple of them) as plain data:
+    ints, None, '...' and ('slice', start, stop, step)."""
+    items = key if isinstance(key, tuple) else (key,)
+    out = []
+    for k in items:
+        if k is None or k is Ellipsis:
+            out.append("..." if k is Ellipsis else None)
+        elif isinstance(k, slice):
+            parts = []
+            for p in (k.start, k.stop, k.step):
+                if p is not None and (not isinstance(p, (int, np.integer)) or
+                                      isinstance(p, bool)):
+                    raise TypeError(f"slice bounds must be ints or None, got {p!r}")
+                parts.append(None if p is None else int(p))
+            if parts[2] == 0:
+                raise ValueError("slice step cannot be zero")
+            out.append(("slice", *parts))
+        elif isinstance(k, (bool, np.bool_)):
+            raise TypeError("indexing with a bool is not supported; use ops.masked_select "
+                            "or ops.where")
+        elif isinstance(k, (int, np.integer)):
+            out.append(int(k))
+        else:
+            raise TypeError(f"unsupported index {k!r}: use ints, slices, None and ...")
+    if out.count("...") > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    return tuple(out)
+
+
+def decode_index(items) -> tuple:
+    return tuple(slice(*i[1:]) if isinstance(i, tuple) else
+                 (Ellipsis if i == "..." else i) for i in items)
+
+
+def _index_infer(ts, attrs):
+    (x,) = ts
+    items = attrs["index"]
+    consumed = sum(1 for i in items if i is not None and i != "...")
+    if x.shape is None:
+        return TensorType(x.dtype, None)
+    r = len(x.shape)
+    if consumed > r:
+        raise IndexOutOfRangeError(
+            f"Index: too many indices for a tensor of rank {r}: {consumed} were given")
+    expanded = []
+    for i in items:
+        if i == "...":
+            expanded.extend([("slice", None, None, None)] * (r - consumed))
+        else:
+            expanded.append(i)
+    if "..." not in items:
+        expanded.extend([("slice", None, None, None)] * (r - consumed))
+    out, dim = [], 0
+    for i in expanded:
+        if i is None:
+            out.append(1)
+            continue
+        d = x.shape[dim]
+        dim += 1
+        if isinstance(i, tuple):
+            out.append(None if d is None else len(range(*slice(*i[1:]).indices(d))))
+        else:
+            if d is not None and not -d <= i < d:
+                raise IndexOutOfRangeError(
+                    f"Index: index {i} is out of bounds for dim {dim - 1} of size {d}")
+    return TensorType(x.dtype, tuple(out))
+
+
+def _index_factory(in_types, out_types, attrs):
+    key = decode_index(attrs["index"])
+    return lambda x: np.asarray(x)[key]
+
+
+register_op("Index", ("x",), {"index": REQUIRED}, infer=_index_infer,
+            kernel=lambda x, index: np.asarray(x)[decode_index(index)],
+            kernel_factory=_index_factory, exact_dtype=True, family="shape",
+            doc="basic indexing: ints, slices, None (new axis) and ...")
+
+
+# -- Gather ------------------------------------------------------------------------------
+def _gather_infer(ts, attrs):
+    x, idx = ts
+    if not idx.dtype.is_integer:
+        raise fail("Gather", f"indices must be integers, got {idx.dtype}")
+    if x.shape is None or idx.shape is None:
+        return TensorType(x.dtype, None)
+    if not x.shape:
+        raise fail("Gather", "cannot index a scalar (rank 0)")
+    a = norm_axis("Gather", attrs["axis"], len(x.shape))
+    return TensorType(x.dtype, x.shape[:a] + idx.shape + x.shape[a + 1:])
+
+
+def _gather_kernel(x, idx, axis):
+    x = np.asarray(x)
+    n = x.shape[axis]
+    i = np.asarray(idx)
+    if i.size and (i.min() < -n or i.max() >= n):
+        raise IndexError(f"index {int(i.max() if i.max() >= n else i.min())} is out of "
+                         f"range for a dim of size {n}")
+    return np.take(x, i, axis=axis)
+
+
+register_op("Gather", ("x", "indices"), {"axis": 0}, infer=_gather_infer,
+            kernel=_gather_kernel, exact_dtype=True, family="extern",
+            doc="select slices of x along axis by integer indices (negative ones count "
+                "from the end)")
+
+
+# -- Shape, BroadcastTo, Tile -----------------------------------------------------------------
+def _shape_infer(ts, attrs):
+    return TensorType(dt.int64, (ts[0].rank,))
+
+
+register_op("Shape", ("x",), infer=_shape_infer,
+            kernel=lambda x: np.asarray(np.shape(x), dtype=np.int64), exact_dtype=True,
+            family="shape", doc="the dims of x as a 1-D int64 tensor")
+
+
+def _bcast_infer(ts, attrs):
+    (x,) = ts
+    shape = tuple(attrs["shape"])
+    out = broadcast_shapes("BroadcastTo", x.shape, shape)
+    if out is not None and x.shape is not None and len(x.shape) > len(shape):
+        raise fail("BroadcastTo", f"cannot broadcast {x} to the lower rank {shape}")
+    if out != shape and out is not None and all(d is not None for d in shape):
+        raise fail("BroadcastTo", f"cannot broadcast {x} to {format_shape(shape)}")
+    return TensorType(x.dtype, out)
+
+
+register_op("BroadcastTo", ("x",), {"shape": REQUIRED}, infer=_bcast_infer,
+            kernel=lambda x, shape: np.broadcast_to(x, shape), exact_dtype=True,
+            family="shape", doc="broadcast x to a shape")
+
+
+def _tile_infer(ts, attrs):
+    (x,) = ts
+    reps = tuple(attrs["multiples"])
+    if x.shape is None:
+        return x
+    shape = (1,) * (len(reps) - len(x.shape)) + x.shape
+    reps = (1,) * (len(shape) - len(reps)) + reps
+    return TensorType(x.dtype, tuple(None if d is None else d * r for d, r in zip(shape, reps)))
+
+
+register_op("Tile", ("x",), {"multiples": REQUIRED}, infer=_tile_infer,
+            kernel=lambda x, multiples: np.tile(x, multiples), exact_dtype=True,
+            family="shape", doc="repeat x along each dim")
+
+
+# -- IndexUpdate (x[index] = value, as a new value) ---------------------------------------------
+def _index_update_infer(ts, attrs):
+    x, v = ts
+    sub = _index_infer((x,), attrs)
+    if v.shape is not None and sub.shape is not None:
+        broadcast_shapes("IndexUpdate", sub.shape, v.shape)
+        if len(v.shape) > len(sub.shape) and any(d not in (1, None) for d in
+                                                 v.shape[:len(v.shape) - len(sub.shape)]):
+            raise fail("IndexUpdate", f"cannot assign {v} into a slice of shape {sub}")
+    return x
+
+
+def _index_update_factory(in_types, out_types, attrs):
+    key = decode_index(attrs["index"])
+    odt = out_types[0].dtype.np
+
+    def k(x, v):
+        y = np.array(x, dtype=odt, copy=True)
+        y[key] = np.asarray(v).astype(odt, copy=False)
+        return y
+    return k
+
+
+register_op("IndexUpdate", ("x", "value"), {"index": REQUIRED}, infer=_index_update_infer,
+            kernel=lambda x, v, index: _index_update_factory(
+                None, (TensorType(dt.from_numpy(np.asarray(x).dtype), None),),
+                {"index": index})(x, v),
+            kernel_factory=_index_update_factory, exact_dtype=True, family="extern",
+            doc="a copy of x with x[index] = value (value cast to x's dtype)")

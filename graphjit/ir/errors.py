@@ -1,0 +1,135 @@
+"""The error classes of graphjit, shared by every layer.
+
+Each class subclasses the Python builtin MindSpore raises for the same mistake,
+so `except ValueError` keeps working. Messages are built from structured fields:
+a headline, the location in the user's code, details, and a fix.
+"""
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+__all__ = [
+    "GraphJitError", "ShapeJoinError", "TypeJoinError", "UnsupportedSyntaxError",
+    "UndefinedVariableError", "ShapeInferenceError", "OpNotFoundError",
+    "MissingInferenceError", "GraphVerificationError", "GraphRuntimeError",
+    "EquivalenceError", "ModelFileError",
+]
+
+
+class GraphJitError(Exception):
+    """Base of graphjit's errors.
+
+    Args:
+        message: the headline: what is wrong.
+        loc: the user's statement (a SourceLoc), if known.
+        detail: further lines (both sides of a join, where each came from).
+        hint: how to fix it.
+        names: the user's variables involved.
+        extra_locs: more (label, SourceLoc) pairs worth showing.
+    """
+
+    def __init__(self, message: str = "", *, loc=None, detail: str = "", hint: str = "",
+                 names: Sequence[str] = (), extra_locs: Sequence = ()):
+        self.message = message
+        self.loc = loc
+        self.detail = detail
+        self.hint = hint
+        self.names = tuple(names)
+        self.extra_locs = tuple(extra_locs)
+        Exception.__init__(self, message)
+
+    # SyntaxError and NameError have attributes of their own; keep ours authoritative.
+    def __str__(self) -> str:
+        parts = [self.message]
+        if self.loc is not None:
+            parts.append(self.loc.render())
+        if self.detail:
+            parts.append(self.detail)
+        for label, loc in self.extra_locs:
+            parts.append(f"{label}:\n{loc.render()}")
+        if self.hint:
+            parts.append(f"Fix: {self.hint}")
+        return "\n".join(parts)
+
+    def with_context(self, *, loc=None, names: Sequence[str] = (), detail: str = "",
+                     hint: str = "", prefix: str = "") -> "GraphJitError":
+        """Fill in what this error does not know yet (first location wins)."""
+        if self.loc is None and loc is not None:
+            self.loc = loc
+        if names and not self.names:
+            self.names = tuple(names)
+        if detail:
+            self.detail = f"{self.detail}\n{detail}" if self.detail else detail
+        if hint and not self.hint:
+            self.hint = hint
+        if prefix:
+            self.message = prefix + self.message
+        self.args = (self.message,)
+        return self
+
+    @property
+    def line(self) -> Optional[int]:
+        return None if self.loc is None else self.loc.line
+
+
+class ShapeJoinError(GraphJitError, ValueError):
+    """Two shapes that must be one (branch outputs, loop-carried values) do not join."""
+
+
+class TypeJoinError(GraphJitError, TypeError):
+    """Dtypes or kinds (tensor, number, tuple...) differ where they must be one."""
+
+
+class UnsupportedSyntaxError(GraphJitError, SyntaxError):
+    """Python the graph compiler cannot take."""
+
+    def __init__(self, message: str = "", **kw):
+        GraphJitError.__init__(self, message, **kw)
+        loc = kw.get("loc")
+        if loc is not None:
+            self.filename, self.lineno = loc.file, loc.line
+        self.msg = message
+
+
+class UndefinedVariableError(GraphJitError, NameError):
+    """A name read where it is defined on some paths only, or on none."""
+
+
+class ShapeInferenceError(GraphJitError, ValueError):
+    """An operator's inputs do not fit it (shapes, dtypes or attributes)."""
+
+
+class OpNotFoundError(GraphJitError, LookupError):
+    """No operator of that name is registered."""
+
+
+class MissingInferenceError(GraphJitError, NotImplementedError):
+    """An operator was registered without a shape inference function."""
+
+
+class GraphVerificationError(GraphJitError, ValueError):
+    """A graph breaks an IR invariant (types, port maps, dominance...)."""
+
+
+class GraphRuntimeError(GraphJitError, RuntimeError):
+    """A kernel failed while a graph ran; names the node and its source line."""
+
+
+class EquivalenceError(GraphJitError, AssertionError):
+    """check_equivalence found graph mode and eager mode disagreeing."""
+
+
+class ModelFileError(GraphJitError, ValueError):
+    """An exported model file is damaged or not a graphjit model."""
+
+
+def _install_str(cls):
+    # NameError/SyntaxError define __str__ in C; make ours win in the MRO.
+    cls.__str__ = GraphJitError.__str__
+    return cls
+
+
+for _cls in (ShapeJoinError, TypeJoinError, UnsupportedSyntaxError, UndefinedVariableError,
+             ShapeInferenceError, OpNotFoundError, MissingInferenceError,
+             GraphVerificationError, GraphRuntimeError, EquivalenceError, ModelFileError):
+    _install_str(_cls)

@@ -1,0 +1,204 @@
+"""The operator registry: one OpDef per op, looked up by name in one global table.
+
+An OpDef declares everything about an operator once (seed 004, TensorFlow's
+REGISTER_OP): its inputs, its attributes with defaults, an inference function
+from input types to output types, a family tag used by fusion, a numpy kernel,
+and a docstring. Eager mode runs the kernel; graph mode records a node whose
+type the inference function gives.
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple
+
+import numpy as np
+
+from .errors import MissingInferenceError, OpNotFoundError, ShapeInferenceError
+from .types import TensorType
+
+__all__ = ["OpDef", "register_op", "get_op", "has_op", "all_ops", "REQUIRED", "FAMILIES"]
+
+REQUIRED = object()  # marks an attribute without a default
+FAMILIES = ("elementwise", "reduction", "shape", "creation", "extern", "control")
+
+InferFn = Callable[[Sequence[TensorType], Dict[str, Any]], Any]
+
+
+@dataclass(eq=False)
+class OpDef:
+    """Everything graphjit knows about one operator.
+
+    Attributes:
+        name: PascalCase op name (`Add`, `ReduceSum`, `Loop`).
+        inputs: input names; a name starting with `*` takes any number of values
+            (only the last input may).
+        attrs: attribute name to default value (`REQUIRED` if none).
+        infer: (input types, attrs) -> output type or tuple of output types.
+        kernel: numpy function (*arrays, **attrs) -> array or tuple of arrays.
+        family: one of FAMILIES.
+        kernel_factory: optional (input types, output types, attrs) -> callable of
+            the arrays, for ops whose best kernel depends on the types.
+        exact_dtype: the kernel always returns the inferred dtypes (no cast needed).
+        infer_takes_consts: infer is also given `consts`, a tuple parallel to the
+            inputs holding the numpy value of each input a Const node makes (else None).
+    """
+
+    name: str
+    inputs: Tuple[str, ...] = ()
+    attrs: Dict[str, Any] = field(default_factory=dict)
+    infer: Optional[InferFn] = None
+    kernel: Optional[Callable] = None
+    family: str = "extern"
+    doc: str = ""
+    kernel_factory: Optional[Callable] = None
+    exact_dtype: bool = False
+    infer_takes_consts: bool = False
+
+    @property
+    def variadic(self) -> bool:
+        return bool(self.inputs) and self.inputs[-1].startswith("*")
+
+    def check_arity(self, n: int) -> None:
+        fixed = len(self.inputs) - (1 if self.variadic else 0)
+        if (n < fixed) if self.variadic else (n != fixed):
+            want = f"at least {fixed}" if self.variadic else str(fixed)
+            raise ShapeInferenceError(
+                f"op '{self.name}' takes {want} input(s) ({', '.join(self.inputs)}), got {n}")
+
+    def normalize_attrs(self, attrs: Dict[str, Any]) -> Dict[str, Any]:
+        """Attrs with defaults filled in; unknown or missing attributes are errors."""
+        unknown = set(attrs) - set(self.attrs)
+        if unknown:
+            raise ShapeInferenceError(
+                f"op '{self.name}' has no attribute(s) {sorted(unknown)}; its attributes are "
+                f"{sorted(self.attrs) or 'none'}")
+        out = {}
+        for k, default in self.attrs.items():
+            if k in attrs:
+                out[k] = attrs[k]
+            elif default is REQUIRED:
+                raise ShapeInferenceError(f"op '{self.name}' needs the attribute '{k}'")
+            else:
+                out[k] = default
+        return out
+
+    def infer_types(self, input_types: Sequence[TensorType], attrs: Dict[str, Any],
+                    consts: Optional[Sequence] = None) -> Tuple[TensorType, ...]:
+        """Output types for these inputs; attrs must be normalized.
+
+        Raises:
+            MissingInferenceError: the op has no inference function.
+            ShapeInferenceError: the inputs do not fit the op.
+        """
+        if self.infer is None:
+            raise MissingInferenceError(
+                f"No shape inference function exists for op '{self.name}', did you forget "
+                f"to define it?",
+                hint=f"pass infer=... to ops.register_op('{self.name}', ...)")
+        self.check_arity(len(input_types))
+        if self.infer_takes_consts:
+            consts = tuple(consts) if consts is not None else (None,) * len(input_types)
+            out = self.infer(tuple(input_types), attrs, consts=consts)
+        else:
+            out = self.infer(tuple(input_types), attrs)
+        if isinstance(out, TensorType):
+            return (out,)
+        return tuple(out)
+
+    def make_kernel(self, input_types: Sequence[TensorType],
+                    output_types: Sequence[TensorType], attrs: Dict[str, Any]) -> Callable:
+        """A callable of the input arrays returning the output array (one output)
+        or a tuple of arrays, with exactly the inferred dtypes."""
+        if self.kernel_factory is not None:
+            return self.kernel_factory(tuple(input_types), tuple(output_types), attrs)
+        if self.kernel is None:
+            raise ShapeInferenceError(f"op '{self.name}' has no kernel and cannot run")
+        kernel = self.kernel
+        fn = (lambda *a: kernel(*a, **attrs)) if attrs else kernel
+        if self.exact_dtype:
+            return fn
+        return cast_outputs(fn, [t.dtype.np for t in output_types])
+
+
+def cast_outputs(fn: Callable, np_dtypes: Sequence) -> Callable:
+    """Wrap fn so its outputs are numpy values of exactly these dtypes."""
+    if len(np_dtypes) == 1:
+        dt = np_dtypes[0]
+
+        def one(*a):
+            r = fn(*a)
+            if getattr(r, "dtype", None) != dt:
+                r = np.asarray(r, dtype=dt)
+            return r
+        return one
+
+    def many(*a):
+        return tuple(r if getattr(r, "dtype", None) == dt else np.asarray(r, dtype=dt)
+                     for r, dt in zip(fn(*a), np_dtypes))
+    return many
+
+
+_REGISTRY: Dict[str, OpDef] = {}
+
+
+def register_op(name: str, inputs: Sequence[str] = (), attrs: Optional[Dict[str, Any]] = None,
+                infer: Optional[InferFn] = None, kernel: Optional[Callable] = None,
+                family: str = "extern", doc: str = "", kernel_factory=None,
+                exact_dtype: bool = False, replace: bool = False,
+                infer_takes_consts: bool = False) -> OpDef:
+    """Declare an operator and add it to the global registry.
+
+    Args:
+        name: the op's name; must be new unless `replace` is true.
+        inputs: input names (`"*xs"` for a variadic last input).
+        attrs: attribute defaults (`REQUIRED` for none).
+        infer: shape-and-dtype inference function (input types, attrs) -> type(s).
+            An op without one can be registered, but building a node of it fails
+            with "No shape inference function exists for op 'NAME'".
+        kernel: numpy kernel (*arrays, **attrs) -> array(s).
+        family: elementwise, reduction, shape, creation, extern or control.
+        doc: what the op computes.
+
+    Returns:
+        The OpDef.
+
+    Raises:
+        ValueError: the name is taken, or the family is unknown.
+    """
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ValueError(f"op name must be an identifier, got {name!r}")
+    if family not in FAMILIES:
+        raise ValueError(f"unknown op family '{family}'; use one of {', '.join(FAMILIES)}")
+    if name in _REGISTRY and not replace:
+        raise ValueError(f"op '{name}' is already registered (pass replace=True to redefine it)")
+    inputs = tuple(inputs)
+    if any(i.startswith("*") for i in inputs[:-1]):
+        raise ValueError("only the last input of an op may be variadic ('*name')")
+    op = OpDef(name, inputs, dict(attrs or {}), infer, kernel, family, doc, kernel_factory,
+               exact_dtype, infer_takes_consts)
+    _REGISTRY[name] = op
+    return op
+
+
+def get_op(name: str) -> OpDef:
+    """The OpDef registered under `name`.
+
+    Raises:
+        OpNotFoundError: no such op (the message suggests close names).
+    """
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        close = difflib.get_close_matches(str(name), list(_REGISTRY), n=3)
+        hint = f"did you mean {', '.join(repr(c) for c in close)}?" if close else \
+            "register it with ops.register_op(...)"
+        raise OpNotFoundError(f"no operator named '{name}' is registered", hint=hint) from None
+
+
+def has_op(name: str) -> bool:
+    return name in _REGISTRY
+
+
+def all_ops() -> Dict[str, OpDef]:
+    return dict(_REGISTRY)

@@ -1,0 +1,106 @@
+"""Applying an operator to values of either mode, with MindSpore's promotion rules.
+
+`apply(op, *inputs, **attrs)` runs the op's kernel on eager Tensors, or records a
+node when any input is a graph value. `binary(op, x, y)` first turns Python
+scalars (weak types) into tensors of the right dtype:
+- an int or bool scalar takes the tensor's dtype (a bool tensor with an int: int64);
+- a float scalar takes a floating tensor's dtype, else float32.
+Graph values that stand for Python scalars carried through a loop are weak too.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir import dtypes as dt
+from ..ir.dtypes import DType
+from ..ir.registry import get_op
+from ..tensor import SymbolicTensor, Tensor, TensorLike
+
+__all__ = ["apply", "binary", "to_tensor", "is_weak", "weak_kind", "PY_SCALARS"]
+
+PY_SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
+_KIND_ORDER = {"b": 0, "i": 1, "u": 1, "f": 2}
+_DEFAULT_OF_KIND = {"b": dt.bool_, "i": dt.int64, "u": dt.int64, "f": dt.float32}
+
+
+def apply(op: str, *inputs, **attrs):
+    """Run or record op on tensor inputs (Tensor or graph values)."""
+    for x in inputs:
+        if isinstance(x, SymbolicTensor):
+            return type(x)._apply(op, inputs, attrs)
+    opdef = get_op(op)
+    attrs = opdef.normalize_attrs(attrs)
+    arrays = [x._need_data() if isinstance(x, Tensor) else np.asarray(x) for x in inputs]
+    in_types = [x.type if isinstance(x, Tensor) else Tensor._wrap(a).type
+                for x, a in zip(inputs, arrays)]
+    out_types = opdef.infer_types(in_types, attrs, arrays if opdef.infer_takes_consts else None)
+    kernel = opdef.make_kernel(in_types, out_types, attrs)
+    with np.errstate(all="ignore"):
+        out = kernel(*arrays)
+    if len(out_types) == 1:
+        return Tensor._wrap(np.asarray(out))
+    return tuple(Tensor._wrap(np.asarray(o)) for o in out)
+
+
+def is_weak(x) -> bool:
+    return isinstance(x, PY_SCALARS) or getattr(x, "weak", False)
+
+
+def weak_kind(x) -> str:
+    if isinstance(x, (bool, np.bool_)):
+        return "b"
+    if isinstance(x, (int, np.integer)):
+        return "i"
+    if isinstance(x, (float, np.floating)):
+        return "f"
+    return x.dtype.kind
+
+
+def _weak_dtype(kind: str, strong: DType) -> DType:
+    if kind == "f":
+        return strong if strong.is_floating else dt.float32
+    if kind == "i":
+        return dt.int64 if strong.is_bool else strong
+    return strong
+
+
+def to_tensor(x, dtype: DType = None):
+    """A tensor operand: Tensors and graph values as they are (cast if dtype differs),
+    Python scalars, lists and numpy arrays as eager Tensors."""
+    if isinstance(x, TensorLike):
+        if dtype is not None and x.dtype is not dtype:
+            return apply("Cast", x, dtype=dtype)
+        return x
+    if isinstance(x, PY_SCALARS):
+        if dtype is None:
+            dtype = _DEFAULT_OF_KIND[weak_kind(x)]
+        return Tensor._wrap(np.asarray(x, dtype=dtype.np))
+    if x is None:
+        raise TypeError("None is not a tensor; an operator got None where a tensor was "
+                        "expected")
+    t = Tensor(x)
+    if dtype is not None and t.dtype is not dtype:
+        t = Tensor._wrap(t._data.astype(dtype.np))
+    return t
+
+
+def binary(op: str, x, y):
+    """Apply a binary op with the weak-scalar promotion rules of the module docstring."""
+    wx, wy = is_weak(x), is_weak(y)
+    if wx and wy:
+        k = max(weak_kind(x), weak_kind(y), key=_KIND_ORDER.__getitem__)
+        symbolic = isinstance(x, SymbolicTensor) or isinstance(y, SymbolicTensor)
+        d = _DEFAULT_OF_KIND[k]
+        if symbolic and (k == "f" or op == "RealDiv"):
+            d = dt.float64  # graph values standing for Python numbers keep Python's precision
+        out = apply(op, to_tensor(x, d), to_tensor(y, d))
+        if isinstance(out, SymbolicTensor):
+            out.weak = True
+        return out
+    if wx:
+        y = to_tensor(y)
+        return apply(op, to_tensor(x, _weak_dtype(weak_kind(x), y.dtype)), y)
+    if wy:
+        x = to_tensor(x)
+        return apply(op, x, to_tensor(y, _weak_dtype(weak_kind(y), x.dtype)))
+    return apply(op, to_tensor(x), to_tensor(y))
