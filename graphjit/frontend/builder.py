@@ -338,11 +338,11 @@ class FunctionBuilder:
         build_if_stmt(self, node)
 
     def visit_For(self, node):
-        from .control_flow import build_for
+        from .loops import build_for
         build_for(self, node)
 
     def visit_While(self, node):
-        from .control_flow import build_while
+        from .loops import build_while
         build_while(self, node)
 
     def visit_Break(self, node):
