@@ -4,7 +4,7 @@ from __future__ import annotations
 from .errors import GraphJitError, GraphVerificationError
 from .join import join_types
 from .registry import get_op
-from .types import num_elements
+from .types import TensorType, num_elements
 
 __all__ = ["verify", "check_loop_ports"]
 
@@ -15,115 +15,172 @@ def _bad(msg, node=None):
     return GraphVerificationError(msg + where, loc=loc)
 
 
-def _axis_ok(axis, rank):
-    return rank is None or -rank <= axis < rank
+def _is_index(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _axis_ok(axis, rank) -> bool:
+    """An axis of a tensor of this rank (unknown rank: any int); rank 0 has none."""
+    if not _is_index(axis):
+        return False
+    return rank is None or (rank > 0 and -rank <= axis < rank)
+
+
+def _axis_range(rank) -> str:
+    if rank == 0:
+        return "a scalar has no axis to slice or concatenate along"
+    return f"valid axes are {-rank}..{rank - 1}"
+
+
+def _entries(attrs, key, width, form):
+    entries = attrs[key]
+    if not isinstance(entries, (tuple, list)):
+        raise _bad(f"Loop: {key} must be a tuple of {form} tuples, got {entries!r}")
+    for e in entries:
+        if not isinstance(e, (tuple, list)) or len(e) != width:
+            raise _bad(f"Loop: {key} entries are {form}, got {e!r}")
+    return [tuple(e) for e in entries]
+
+
+def _param_fits(p: TensorType, t: TensorType) -> bool:
+    try:
+        return p.dtype is t.dtype and join_types(p, t) == p
+    except GraphJitError:
+        return False
 
 
 def check_loop_ports(ts, attrs) -> None:
     """Check a Loop's port map, back edges and purposes against its input types.
 
+    Args:
+        ts: the Loop's input types (trip count, condition, data inputs).
+        attrs: the Loop's normalized attributes (see graphjit.ir.control).
+
     Raises:
-        GraphVerificationError: naming the entry that is wrong.
+        GraphVerificationError: naming the entry that is wrong and why.
         ShapeJoinError / TypeJoinError: a back edge whose exit type does not join
-            with its entry type.
+            with its entry type (the message names both shapes or dtypes).
     """
     body = attrs["body"]
     n_in, n_par, n_res = len(ts), len(body.params), len(body.results)
+    input_map = _entries(attrs, "input_map", 3, "(loop_input, body_param, axis)")
+    output_map = _entries(attrs, "output_map", 2, "(body_result, axis)")
+    back_edges = _entries(attrs, "back_edges", 2, "(body_result, body_param)")
+
+    # purposes: execution_condition (mandatory) and current_iteration (optional)
     cr = attrs["condition_result"]
-    if not isinstance(cr, int) or not 0 <= cr < n_res:
-        raise _bad(f"Loop: the body has no execution-condition result (condition_result="
-                   f"{cr!r}, the body has {n_res} results)")
+    if not _is_index(cr) or not 0 <= cr < n_res:
+        raise _bad(f"Loop: the body has no execution-condition result: condition_result="
+                   f"{cr!r}, but the body '{body.name}' has {n_res} result(s); its result "
+                   f"with purpose execution_condition (a one-element bool) is mandatory")
     ct = body.results[cr].type
-    if not ct.dtype.is_bool or (ct.shape is not None and num_elements(ct.shape) not in (1, None)):
-        raise _bad(f"Loop: the execution-condition result must be a one-element bool, got {ct}")
+    if not ct.dtype.is_bool or (ct.shape is not None and (
+            len(ct.shape) > 1 or num_elements(ct.shape) not in (1, None))):
+        raise _bad(f"Loop: the execution-condition result (body result {cr}) must be a bool "
+                   f"scalar or one-element 1-D tensor, got {ct}")
     ci = attrs["current_iteration"]
     if ci != -1:
-        if not isinstance(ci, int) or not 0 <= ci < n_par:
-            raise _bad(f"Loop: current_iteration names body parameter {ci}, but the body has "
-                       f"{n_par} parameters")
+        if not _is_index(ci) or not 0 <= ci < n_par:
+            raise _bad(f"Loop: current_iteration names body parameter {ci!r}, but the body "
+                       f"'{body.name}' has {n_par} parameter(s) (use -1 for none)")
         t = body.params[ci].type
-        if t.dtype.name not in ("int32", "int64") or (t.shape is not None and
-                                                       num_elements(t.shape) != 1):
-            raise _bad(f"Loop: the current-iteration parameter must be an int32/int64 scalar "
-                       f"or one-element 1-D tensor, got {t}")
-    bound = {ci} if ci != -1 else set()
+        if t.dtype.name not in ("int32", "int64") or t.shape not in ((), (1,)):
+            raise _bad(f"Loop: the current-iteration parameter (body parameter {ci}) must be "
+                       f"an int32/int64 scalar or one-element 1-D tensor, got {t}")
+
+    # input entries: invariant or sliced
+    bound = {ci: "current_iteration"} if ci != -1 else {}
     initial = {}
-    for entry in attrs["input_map"]:
-        if len(entry) != 3:
-            raise _bad(f"Loop: input_map entries are (loop_input, body_param, axis), got "
-                       f"{entry!r}")
-        li, bp, axis = entry
-        if not isinstance(li, int) or not 2 <= li < n_in:
-            raise _bad(f"Loop: input_map names Loop input {li}, but the data inputs are "
-                       f"2..{n_in - 1}")
-        if not isinstance(bp, int) or not 0 <= bp < n_par:
-            raise _bad(f"Loop: input_map names body parameter {bp}, but the body has {n_par}")
+    used_inputs = set()
+    for li, bp, axis in input_map:
+        if not _is_index(li) or not 2 <= li < n_in:
+            raise _bad(f"Loop: input_map entry {(li, bp, axis)} names Loop input {li!r}, but "
+                       f"the Loop's data inputs are " +
+                       (f"2..{n_in - 1}" if n_in > 2 else "none") +
+                       " (0 is the trip count, 1 the condition)")
+        if not _is_index(bp) or not 0 <= bp < n_par:
+            raise _bad(f"Loop: input_map entry {(li, bp, axis)} names body parameter {bp!r}, "
+                       f"but the body '{body.name}' has {n_par} parameter(s)")
         if bp in bound:
-            raise _bad(f"Loop: body parameter {bp} is bound twice")
-        bound.add(bp)
+            raise _bad(f"Loop: body parameter {bp} is bound twice (by input_map and "
+                       f"{bound[bp]})")
+        bound[bp] = f"input_map entry {(li, bp, axis)}"
+        used_inputs.add(li)
         t = ts[li]
         if axis is not None:
-            if not isinstance(axis, int) or not _axis_ok(axis, t.rank) or t.rank == 0:
-                raise _bad(f"Loop: slicing axis {axis} is out of range for input {li} of "
-                           f"type {t}")
+            if not _axis_ok(axis, t.rank):
+                raise _bad(f"Loop: slicing axis {axis!r} is out of range for Loop input {li} "
+                           f"of type {t}; {_axis_range(t.rank)}")
             from .control import sliced_type
             t = sliced_type(t, axis)
         else:
             initial[bp] = t
         p = body.params[bp].type
-        if p.dtype is not t.dtype:
-            raise _bad(f"Loop: body parameter {bp} is {p} but Loop input {li} gives {t}")
-        join_types(p, t)
-        if p.shape is not None and t.shape is not None and len(p.shape) == len(t.shape) and any(
-                a is not None and b is not None and a != b for a, b in zip(p.shape, t.shape)):
-            raise _bad(f"Loop: body parameter {bp} is {p} but Loop input {li} gives {t}")
+        if not _param_fits(p, t):
+            what = "each slice of Loop input" if axis is not None else "Loop input"
+            raise _bad(f"Loop: body parameter {bp} is {p} but {what} {li} is {t}; the "
+                       f"parameter must have the same dtype and the same or a more general "
+                       f"shape")
     missing = [i for i in range(n_par) if i not in bound]
     if missing:
-        raise _bad(f"Loop: body parameter(s) {missing} are bound to nothing (use input_map "
-                   f"or current_iteration)")
-    for entry in attrs["output_map"]:
-        if len(entry) != 2:
-            raise _bad(f"Loop: output_map entries are (body_result, axis), got {entry!r}")
-        ri, axis = entry
-        if not isinstance(ri, int) or not 0 <= ri < n_res:
-            raise _bad(f"Loop: output_map names body result {ri}, but the body has {n_res}")
+        raise _bad(f"Loop: body parameter(s) {missing} of '{body.name}' are bound to nothing; "
+                   f"bind each with an input_map entry or as current_iteration")
+    unused = [i for i in range(2, n_in) if i not in used_inputs]
+    if unused:
+        raise _bad(f"Loop: Loop input(s) {unused} feed no body parameter; add input_map "
+                   f"entries for them or drop them")
+
+    # output entries: last value or concatenation
+    for ri, axis in output_map:
+        if not _is_index(ri) or not 0 <= ri < n_res:
+            raise _bad(f"Loop: output_map entry {(ri, axis)} names body result {ri!r}, but "
+                       f"the body '{body.name}' has {n_res} result(s)")
         if axis is not None:
-            r = body.results[ri].type.rank
-            if not isinstance(axis, int) or r == 0 or not _axis_ok(axis, r):
-                raise _bad(f"Loop: concatenation axis {axis} is out of range for body result "
-                           f"{ri} of type {body.results[ri].type}")
+            t = body.results[ri].type
+            if not _axis_ok(axis, t.rank):
+                raise _bad(f"Loop: concatenation axis {axis!r} is out of range for body "
+                           f"result {ri} of type {t}; {_axis_range(t.rank)}")
+
+    # back edges: the exit type must join with the entry type and be no wider
     seen = set()
-    for entry in attrs["back_edges"]:
-        if len(entry) != 2:
-            raise _bad(f"Loop: back_edges entries are (body_result, body_param), got {entry!r}")
-        ri, bp = entry
-        if not isinstance(ri, int) or not 0 <= ri < n_res:
-            raise _bad(f"Loop: a back edge names body result {ri}, but the body has {n_res}")
-        if not isinstance(bp, int) or not 0 <= bp < n_par:
-            raise _bad(f"Loop: a back edge names body parameter {bp}, but the body has {n_par}")
+    for ri, bp in back_edges:
+        if not _is_index(ri) or not 0 <= ri < n_res:
+            raise _bad(f"Loop: back edge {(ri, bp)} names body result {ri!r}, but the body "
+                       f"'{body.name}' has {n_res} result(s)")
+        if not _is_index(bp) or not 0 <= bp < n_par:
+            raise _bad(f"Loop: back edge {(ri, bp)} names body parameter {bp!r}, but the "
+                       f"body '{body.name}' has {n_par} parameter(s)")
+        if bp == ci:
+            raise _bad(f"Loop: back edge {(ri, bp)} feeds the current-iteration parameter")
         if bp in seen:
             raise _bad(f"Loop: body parameter {bp} receives two back edges")
         seen.add(bp)
         if bp not in initial:
             raise _bad(f"Loop: back-edged body parameter {bp} needs an un-sliced input_map "
-                       f"entry for its first value")
+                       f"entry that gives its first iteration's value")
         entry_t, exit_t = body.params[bp].type, body.results[ri].type
         try:
             joined = join_types(entry_t, exit_t)
         except GraphJitError as e:
-            e.with_context(detail=f"Loop back edge: body result {ri} ({exit_t}) does not join "
-                                  f"with body parameter {bp} ({entry_t})")
-            raise
+            raise e.with_context(
+                detail=f"Loop back edge {(ri, bp)}: body result {ri} is {exit_t} at the "
+                       f"body's exit but body parameter {bp} is {entry_t} at its entry",
+                hint="make the carried value keep its shape and dtype in every iteration, "
+                     "or declare the parameter with the joined type")
         if joined != entry_t:
-            raise _bad(f"Loop: back edge result {ri} is {exit_t}, wider than its parameter {bp} "
-                       f"({entry_t}); declare the parameter as {joined}")
+            raise _bad(f"Loop: back edge {(ri, bp)}: body result {ri} is {exit_t}, more "
+                       f"general than body parameter {bp} ({entry_t}); declare the parameter "
+                       f"as {joined}")
 
 
 def verify(graph) -> None:
-    """Check a graph and its subgraphs.
+    """Check a graph and its subgraphs: closed subgraphs, dominance, every node's
+    output types against its op's inference (for Loop: port maps, axes, purposes,
+    dtypes and back-edge joins; for If: branch arity, parameter types and the join).
 
     Raises:
         GraphVerificationError: with the offending node and its source line.
+        ShapeJoinError / TypeJoinError: branch outputs or a back edge that do not join.
     """
     _verify(graph, set())
 
