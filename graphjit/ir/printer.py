@@ -83,6 +83,58 @@ def _fmt_attr(v, namer: Namer) -> str:
     return repr(v)
 
 
+def _node_attrs(node, namer: Namer) -> str:
+    if node.op == "Const":
+        return ""
+    if node.op == "If":
+        return (f"then=@{namer.graph_name(node.attrs['then_graph'])} "
+                f"else=@{namer.graph_name(node.attrs['else_graph'])}")
+    if node.op == "Loop":
+        return f"body=@{namer.graph_name(node.attrs['body'])}"
+    return " ".join(f"{k}={_fmt_attr(v, namer)}" for k, v in node.attrs.items())
+
+
+def _port_map_lines(node, namer: Namer, indent: str) -> List[str]:
+    """The Loop's port map, one line per entry, in the body's value names:
+
+        port_map {
+          current_iteration %i
+          execution_condition %c
+          input %h0 -> %h              (invariant, or a back edge's first value)
+          input %xs -> %x_t slice axis=0
+          back_edge %h_next -> %h
+          output %h_last <- %h_next    (the last iteration's value)
+          output %ys <- %y concat axis=0
+        }
+    """
+    a, body = node.attrs, node.attrs["body"]
+
+    def pick(seq, i, label):
+        ok = isinstance(i, int) and 0 <= i < len(seq)
+        return f"%{namer(seq[i])}" if ok else f"<{label} {i!r}>"
+
+    def axis_text(axis, verb):
+        return "" if axis is None else f" {verb} axis={axis}"
+
+    inner = indent + "  "
+    out = [f"{indent}port_map {{"]
+    if a["current_iteration"] != -1:
+        out.append(f"{inner}current_iteration {pick(body.params, a['current_iteration'], 'param')}")
+    out.append(f"{inner}execution_condition "
+               f"{pick(body.results, a['condition_result'], 'result')}")
+    for li, bp, axis in a["input_map"]:
+        out.append(f"{inner}input {pick(node.inputs, li, 'input')} -> "
+                   f"{pick(body.params, bp, 'param')}{axis_text(axis, 'slice')}")
+    for ri, bp in a["back_edges"]:
+        out.append(f"{inner}back_edge {pick(body.results, ri, 'result')} -> "
+                   f"{pick(body.params, bp, 'param')}")
+    for k, (ri, axis) in enumerate(a["output_map"]):
+        out.append(f"{inner}output {pick(node.outputs, k, 'output')} <- "
+                   f"{pick(body.results, ri, 'result')}{axis_text(axis, 'concat')}")
+    out.append(f"{indent}}}")
+    return out
+
+
 def _lines(g, namer: Namer, indent: str, keyword: str) -> List[str]:
     params = ", ".join(f"%{namer(p)}: {p.type}" for p in g.params)
     out = [f"{indent}{keyword} {namer.graph_name(g)}({params}) {{"]
@@ -90,21 +142,26 @@ def _lines(g, namer: Namer, indent: str, keyword: str) -> List[str]:
     for node in g.nodes:
         outs = ", ".join(f"%{namer(o)}: {o.type}" for o in node.outputs)
         args = ", ".join(f"%{namer(i)}" for i in node.inputs)
-        attrs = " ".join(f"{k}={_fmt_attr(v, namer)}" for k, v in node.attrs.items()
-                         if not (node.op == "Const" and k == "value"))
+        attrs = _node_attrs(node, namer)
         if node.op == "Const":
             args = _fmt_attr(node.attrs["value"], namer)
-        text = f"{inner}{outs} = {node.op}({args})" + (f" {attrs}" if attrs else "")
+        text = (f"{outs} = " if outs else "") + f"{node.op}({args})" + (
+            f" {attrs}" if attrs else "")
+        text = inner + text
         if node.loc is not None:
             text = text.ljust(_COMMENT_COL) + f"  # {node.loc.short()}"
         out.append(text)
         for sub in node.subgraphs():
             out.extend(_lines(sub, namer, inner + "  ", "subgraph"))
-    out.append(f"{inner}return " + ", ".join(f"%{namer(r)}" for r in g.results))
+        if node.op == "Loop" and "body" in node.attrs:
+            out.extend(_port_map_lines(node, namer, inner + "  "))
+    out.append(f"{inner}return" + "".join((", " if k else " ") + f"%{namer(r)}"
+                                          for k, r in enumerate(g.results)))
     out.append(indent + "}")
     return out
 
 
 def format_graph(g) -> str:
-    """The graph as text; subgraphs are printed nested under the node that owns them."""
+    """The graph as text; subgraphs are printed nested under the node that owns them,
+    a Loop's port map after its body."""
     return "\n".join(_lines(g, Namer(), "", "graph"))
