@@ -1,35 +1,56 @@
-"""Runs graphs: each graph becomes a Python function generated once from its plan.
+"""Runs graphs: each graph becomes one Python function generated once from its plan.
 
 The plan binds every node to a kernel chosen for its exact input and output types
-(OpDef.make_kernel), gives every value a local variable, and If and Loop run their
-subgraphs as nested plans. Nothing is looked up or rebuilt per call or per
-iteration.
+(OpDef.make_kernel) and gives every value a local variable. If and Loop are not
+calls: their subgraphs are generated inline, If as an `if`/`else` statement and
+Loop as a `while` statement specialised to its port map (graphjit.backend.loop),
+so an iteration runs the body's kernels and a few assignments, nothing else:
+
+    def run(v0, v1):                       # graph f(%n: i64[], %x: f32[3])
+        v2 = k0(v1, c0)                    #   Mul(%x, %two)
+        t3 = _trip_count(v0)               #   Loop(%n, %true, %x) ...
+        v4 = v2
+        i5 = 0
+        while i5 < t3:
+            v6 = k1(v4, c1)
+            v4 = v6
+            i5 += 1
+        v7 = v4
+        return (v7,)
+
+Nothing is looked up or rebuilt per call or per iteration.
 """
 from __future__ import annotations
 
 import itertools
-import sys
+import linecache
 import traceback
-from typing import Callable, Dict, List, Sequence
+from typing import Callable, Dict, List, Optional
 
 import numpy as np
 
 from ..ir.errors import GraphJitError, GraphRuntimeError
 from ..ir.graph import Graph
 from ..ir.registry import get_op
+from ..ir.types import num_elements
 
-__all__ = ["compile_graph", "CompiledGraph"]
+__all__ = ["compile_graph", "CompiledGraph", "make_node_kernel"]
 
 _counter = itertools.count()
 
 
 class CompiledGraph:
-    """A graph turned into a callable: `cg(*arrays) -> tuple of arrays`."""
+    """A graph turned into a callable: `cg(*arrays) -> tuple of arrays`.
+
+    Attributes:
+        graph: the IR graph.
+        fn: the generated function (no error wrapping, no errstate).
+        source: its Python source, for reading and debugging.
+    """
 
     def __init__(self, graph: Graph):
         self.graph = graph
-        self.fn, self.source, self._nodes = _generate(graph)
-        self._first_line = 2  # the generated def is line 1
+        self.fn, self.source, self._nodes = generate(graph)
 
     def __call__(self, *args):
         try:
@@ -42,9 +63,8 @@ class CompiledGraph:
 
     def _wrap(self, e: Exception) -> GraphRuntimeError:
         node = None
-        tb = e.__traceback__
         fname = self.fn.__code__.co_filename
-        for frame, lineno in traceback.walk_tb(tb):
+        for frame, lineno in traceback.walk_tb(e.__traceback__):
             if frame.f_code.co_filename == fname:
                 node = self._nodes.get(lineno, node)
         if node is None:
@@ -55,72 +75,155 @@ class CompiledGraph:
             detail="inputs: " + ", ".join(str(v.type) for v in node.inputs))
 
 
-def _generate(graph: Graph):
-    names: Dict[int, str] = {}
-    env: Dict[str, object] = {"np": np}
-    lines: List[str] = []
-    nodes_by_line: Dict[int, object] = {}
+def truth(c, what: str = "condition") -> bool:
+    """The value of a one-element condition.
 
-    def name_of(v) -> str:
-        n = names.get(id(v))
-        if n is None:
-            n = names[id(v)] = f"v{len(names)}"
-        return n
-
-    params = [name_of(p) for p in graph.params]
-    for i, node in enumerate(graph.nodes):
-        kname = f"k{i}"
-        env[kname] = make_node_kernel(node)
-        args = ", ".join(name_of(v) for v in node.inputs)
-        outs = [name_of(o) for o in node.outputs]
-        if not outs:
-            lines.append(f"    {kname}({args})")
-        else:
-            if get_op(node.op).family == "control" or len(outs) != 1:
-                target = ", ".join(outs) + ","
-            else:
-                target = outs[0]
-            lines.append(f"    {target} = {kname}({args})")
-        nodes_by_line[len(lines) + 1] = node
-    results = ", ".join(name_of(r) for r in graph.results)
-    lines.append(f"    return ({results}{',' if len(graph.results) == 1 else ''})")
-    src = f"def run({', '.join(params)}):\n" + "\n".join(lines) + "\n"
-    filename = f"<graphjit:{graph.name}:{next(_counter)}>"
-    code = compile(src, filename, "exec")
-    exec(code, env)
-    import linecache
-    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
-    return env["run"], src, nodes_by_line
-
-
-def make_node_kernel(node) -> Callable:
-    """The callable that runs one node (nested plans for If and Loop)."""
-    if node.op == "If":
-        return _if_kernel(node)
-    if node.op == "Loop":
-        from .loop import loop_kernel
-        return loop_kernel(node)
-    opdef = get_op(node.op)
-    return opdef.make_kernel([v.type for v in node.inputs], [o.type for o in node.outputs],
-                             node.attrs)
-
-
-def _truth(c) -> bool:
+    Raises:
+        ValueError: c does not have exactly one element.
+    """
     a = np.asarray(c)
     if a.size != 1:
-        raise ValueError(f"a condition must have exactly one element, got shape {a.shape}")
+        raise ValueError(f"the {what} must have exactly one element, got shape {a.shape}")
     return bool(a.reshape(-1)[0])
 
 
-def _if_kernel(node) -> Callable:
-    then_fn = compile_graph(node.attrs["then_graph"]).fn
-    else_fn = compile_graph(node.attrs["else_graph"]).fn
-    out_dtypes = [o.type.dtype.np for o in node.outputs]
+def is_one_element_bool(t) -> bool:
+    """A value of this type can be tested with a plain `if v:` (numpy agrees)."""
+    return t.dtype.is_bool and t.shape is not None and num_elements(t.shape) == 1
 
-    def run_if(c, *operands):
-        return (then_fn if _truth(c) else else_fn)(*operands)
-    del out_dtypes
-    return run_if
+
+class Emitter:
+    """Writes the Python source of one generated function.
+
+    Every value gets a local variable (or, for a Const, a global holding the
+    array); kernels and constants live in `env`, the function's globals; `nodes`
+    maps line numbers of the source to the node each line runs, for errors.
+    """
+
+    def __init__(self):
+        self.env: Dict[str, object] = {"np": np, "_truth": truth}
+        self.lines: List[str] = []
+        self.names: Dict[int, str] = {}
+        self.nodes: Dict[int, object] = {}
+        self._ids = itertools.count()
+
+    def fresh(self, prefix: str = "v") -> str:
+        return f"{prefix}{next(self._ids)}"
+
+    def bind(self, value, name: str) -> None:
+        self.names[id(value)] = name
+
+    def name(self, value) -> str:
+        n = self.names.get(id(value))
+        if n is None:
+            n = self.names[id(value)] = self.fresh()
+        return n
+
+    def glob(self, obj, prefix: str) -> str:
+        n = self.fresh(prefix)
+        self.env[n] = obj
+        return n
+
+    def line(self, depth: int, text: str, node=None) -> None:
+        self.lines.append("    " * depth + text)
+        if node is not None:
+            self.nodes[len(self.lines) + 1] = node   # the def is line 1
+
+    def cond_expr(self, value) -> str:
+        """An expression whose truth is the condition's (checked to be one element)."""
+        v = self.name(value)
+        return v if is_one_element_bool(value.type) else f"_truth({v})"
+
+    def graph_body(self, graph: Graph, depth: int) -> List[str]:
+        """Emit the nodes of `graph` (its params must be bound); returns the names
+        of its results."""
+        for node in graph.nodes:
+            self.node(node, depth)
+        return [self.name(r) for r in graph.results]
+
+    def node(self, node, depth: int) -> None:
+        if node.op == "Const":
+            self.bind(node.outputs[0], self.glob(node.attrs["value"], "c"))
+        elif node.op == "Identity":
+            self.bind(node.outputs[0], self.name(node.inputs[0]))
+        elif node.op == "If":
+            self.if_node(node, depth)
+        elif node.op == "Loop":
+            from .loop import emit_loop
+            emit_loop(self, node, depth)
+        else:
+            k = self.glob(make_node_kernel(node), "k")
+            args = ", ".join(self.name(v) for v in node.inputs)
+            outs = [self.name(o) for o in node.outputs]
+            target = "" if not outs else (outs[0] if len(outs) == 1 else
+                                          ", ".join(outs) + ",") + " = "
+            self.line(depth, f"{target}{k}({args})", node)
+
+    def if_node(self, node, depth: int) -> None:
+        cond, operands = node.inputs[0], node.inputs[1:]
+        outs = [self.name(o) for o in node.outputs]
+        self.line(depth, f"if {self.cond_expr(cond)}:", node)
+        for key in ("then_graph", "else_graph"):
+            if key == "else_graph":
+                self.line(depth, "else:", node)
+            g = node.attrs[key]
+            for p, v in zip(g.params, operands):
+                self.bind(p, self.name(v))
+            n_lines = len(self.lines)
+            results = self.graph_body(g, depth + 1)
+            self.assign(depth + 1, outs, results, node)
+            if len(self.lines) == n_lines:
+                self.line(depth + 1, "pass")
+
+    def assign(self, depth: int, targets: List[str], sources: List[str], node=None) -> None:
+        """targets = sources, all at once (a back edge may swap two values)."""
+        pairs = [(t, s) for t, s in zip(targets, sources) if t != s]
+        if pairs:
+            self.line(depth, ", ".join(t for t, _ in pairs) + " = " +
+                      ", ".join(s for _, s in pairs), node)
+
+    def function(self, params: List[str], results: List[str], label: str):
+        """Compile the emitted lines as `def run(params): ...; return (results,)`."""
+        ret = ", ".join(results) + ("," if len(results) == 1 else "")
+        src = (f"def run({', '.join(params)}):\n" + "\n".join(self.lines) +
+               ("\n" if self.lines else "") + f"    return ({ret})\n")
+        filename = f"<graphjit:{label}:{next(_counter)}>"
+        code = compile(src, filename, "exec")
+        exec(code, self.env)
+        linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+        return self.env["run"], src
+
+
+def generate(graph: Graph):
+    """(function, source, {line: node}) for a graph."""
+    em = Emitter()
+    params = []
+    for p in graph.params:
+        params.append(em.fresh())
+        em.bind(p, params[-1])
+    results = em.graph_body(graph, 1)
+    fn, src = em.function(params, results, graph.name)
+    return fn, src, em.nodes
+
+
+def make_node_kernel(node) -> Callable:
+    """The callable that runs one node. For If and Loop it is a generated function
+    running the subgraphs inline; it returns the tuple of the node's outputs."""
+    if node.op in ("If", "Loop"):
+        em = Emitter()
+        params = []
+        for v in node.inputs:
+            if id(v) not in em.names:
+                em.bind(v, em.fresh("a"))
+                params.append(em.names[id(v)])
+            else:
+                params.append(em.fresh("a"))   # the same value passed twice
+        em.node(node, 1)
+        fn, _ = em.function(params, [em.name(o) for o in node.outputs], node.op)
+        return fn
+    opdef = get_op(node.op)
+    return opdef.make_kernel([v.type for v in node.inputs], [o.type for o in node.outputs],
+                             node.attrs)
 
 
 def compile_graph(graph: Graph) -> CompiledGraph:

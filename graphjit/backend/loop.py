@@ -1,85 +1,214 @@
-"""The Loop kernel: runs a body plan with the seed's port-map semantics."""
+"""The Loop driver: a `while` statement generated for one Loop node's port map.
+
+For `Loop(%n, %go, %h0, %xs)` with a back edge h_next -> h, xs sliced on axis 0
+and h_next concatenated on axis 0, the generated driver reads (names shortened):
+
+    t = _trip_count(n)                     # -1 becomes sys.maxsize
+    go = _truth(go0)
+    h = h0                                 # back-edged parameter: its own variable
+    t = min(t, xs.shape[0])                # a sliced input bounds the iterations
+    acc = []; acc_append = acc.append
+    i = 0
+    while go and i < t:
+        j = i + 1
+        x_t = xs[i:j]                      # slice kept with size 1 on its axis
+        ...the body's kernels, inline...
+        acc_append(h_next)                 # concatenated output
+        go = c                             # execution condition
+        h = h_next                         # back edges, assigned all at once
+        i = j
+    h_last = h                             # zero iterations: the initial input
+    hs = np.concatenate(acc, 0) if acc else <empty f32[0,3]>
+
+Parts the port map makes unnecessary are left out: the condition test when it is
+constantly true, the bound when there is no limit, the iteration counter's value
+when the body never reads it.
+"""
 from __future__ import annotations
 
-from typing import Callable
+import sys
 
 import numpy as np
 
-from ..ir.errors import GraphRuntimeError
-
-__all__ = ["loop_kernel"]
+__all__ = ["emit_loop", "trip_count", "slice_axis"]
 
 
-def _scalar(x, what):
+def trip_count(x) -> int:
+    """The trip count as a Python int; -1 (no limit) becomes sys.maxsize.
+
+    Raises:
+        ValueError: not one element, or negative other than -1.
+    """
     a = np.asarray(x)
     if a.size != 1:
-        raise ValueError(f"the Loop {what} must have one element, got shape {a.shape}")
-    return a.reshape(-1)[0].item()
+        raise ValueError(f"the Loop trip count must have one element, got shape {a.shape}")
+    n = int(a.reshape(-1)[0])
+    if n == -1:
+        return sys.maxsize
+    if n < 0:
+        raise ValueError(f"the Loop trip count must be -1 (no limit) or at least 0, got {n}")
+    return n
 
 
-def loop_kernel(node) -> Callable:
-    from .executor import compile_graph
-    attrs = node.attrs
-    body = compile_graph(attrs["body"]).fn
-    n_par = len(attrs["body"].params)
-    ci = attrs["current_iteration"]
-    cr = attrs["condition_result"]
-    plain = [(li - 2, bp) for li, bp, axis in attrs["input_map"] if axis is None]
-    sliced = [(li - 2, bp, axis) for li, bp, axis in attrs["input_map"] if axis is not None]
-    back = tuple(attrs["back_edges"])
+def slice_axis(x, axis: int) -> int:
+    """A sliced input's axis made non-negative, for an input whose rank the graph
+    does not know.
+
+    Raises:
+        ValueError: the input is a scalar or the axis is out of range.
+    """
+    r = np.ndim(x)
+    if not -r <= axis < r or r == 0:
+        raise ValueError(f"cannot slice a Loop input of shape {np.shape(x)} along axis {axis}")
+    return axis % r
+
+
+def _empty(t, axis):
+    """A function making the value of a concatenated output after zero iterations:
+    size 0 along the axis, the other dims as typed (an unknown one is 0)."""
+    if t.shape is None:
+        return None
+    a = axis % len(t.shape)
+    shape = tuple(0 if (k == a or d is None) else d for k, d in enumerate(t.shape))
+    dtype = t.dtype.np
+    return lambda: np.zeros(shape, dtype=dtype)
+
+
+def _no_value(what: str):
+    def fail():
+        raise ValueError(what)
+    return fail
+
+
+def _is_true_const(v) -> bool:
+    p = v.producer
+    return p is not None and p.op == "Const" and bool(np.all(p.attrs["value"]))
+
+
+def _is_const(v, value) -> bool:
+    p = v.producer
+    return (p is not None and p.op == "Const" and p.attrs["value"].size == 1 and
+            p.attrs["value"].reshape(-1)[0].item() == value)
+
+
+def emit_loop(em, node, depth: int) -> None:
+    """Emit the driver of a Loop node (and its body, inline) into the Emitter `em`."""
+    a = node.attrs
+    body = a["body"]
+    ins = [em.name(v) for v in node.inputs]
+    d = depth
+    back = [tuple(e) for e in a["back_edges"]]
+    back_params = {bp for _, bp in back}
+    ci = a["current_iteration"]
+    cond_res = body.results[a["condition_result"]]
+
+    # the bound and the first condition
+    sliced = [(bp, li, axis) for li, bp, axis in a["input_map"] if axis is not None]
+    unlimited = _is_const(node.inputs[0], -1)
+    n = None
+    if not (unlimited and not sliced):
+        n = em.fresh("n")
+        em.line(d, f"{n} = {em.glob(trip_count, '_trip_count')}({ins[0]})", node)
+    body_always_true = _is_true_const(cond_res)
+    check_go = not (body_always_true and _is_true_const(node.inputs[1]))
+    go = em.fresh("go")
+    if check_go:
+        em.line(d, f"{go} = _truth({ins[1]})", node)
+
+    # parameters: invariant ones are the outer variables; back-edged ones get their own
+    for li, bp, axis in a["input_map"]:
+        if axis is not None:
+            continue
+        p = body.params[bp]
+        if bp in back_params:
+            em.bind(p, em.fresh("p"))
+            em.line(d, f"{em.name(p)} = {ins[li]}", node)
+        else:
+            em.bind(p, ins[li])
+    i, j = em.fresh("i"), em.fresh("j")
+    slicers = []
+    for bp, li, axis in sliced:
+        x, rank = ins[li], node.inputs[li].type.rank
+        p = body.params[bp]
+        em.bind(p, em.fresh("s"))
+        if rank is not None:
+            ax = axis % rank
+            em.line(d, f"{n} = min({n}, {x}.shape[{ax}])", node)
+            slicers.append(f"{em.name(p)} = {x}[{':, ' * ax}{i}:{j}]")
+        else:
+            pre = em.fresh("pre")
+            em.line(d, f"{pre} = (slice(None),) * {em.glob(slice_axis, '_slice_axis')}"
+                       f"({x}, {axis})", node)
+            em.line(d, f"{n} = min({n}, {x}.shape[len({pre})])", node)
+            slicers.append(f"{em.name(p)} = {x}[{pre} + (slice({i}, {j}),)]")
+    iteration = None
+    if ci != -1:
+        p = body.params[ci]
+        em.bind(p, em.fresh("it"))
+        if p.users or any(r is p for r in body.results):
+            t = p.type
+            make = t.dtype.np.type if t.shape == () else (
+                lambda k, _dt=t.dtype.np: np.full((1,), k, dtype=_dt))
+            iteration = f"{em.name(p)} = {em.glob(make, '_iteration')}({i})"
+
+    # concatenated outputs collect one value per iteration
+    accs = {}
+    for ri, axis in a["output_map"]:
+        if axis is not None and ri not in accs:
+            acc = em.fresh("acc")
+            accs[ri] = acc
+            em.line(d, f"{acc} = []; {acc}_append = {acc}.append", node)
+
+    # the loop
+    em.line(d, f"{i} = 0", node)
+    test = [go] if check_go else []
+    if n is not None:
+        test.append(f"{i} < {n}")
+    em.line(d, f"while {' and '.join(test) or 'True'}:", node)
+    inner = d + 1
+    if slicers:
+        em.line(inner, f"{j} = {i} + 1", node)
+    for s in slicers:
+        em.line(inner, s, node)
+    if iteration is not None:
+        em.line(inner, iteration, node)
+    results = em.graph_body(body, inner)
+    for ri, acc in accs.items():
+        em.line(inner, f"{acc}_append({results[ri]})", node)
+    # a result read after the loop must survive the back edges' assignment
+    back_vars = {em.name(body.params[bp]) for bp in back_params}
     back_of = dict(back)
-    concat = [ri for ri, axis in attrs["output_map"] if axis is not None]
-    ci_dtype = attrs["body"].params[ci].type.dtype.np if ci >= 0 else None
-    ci_shape = attrs["body"].params[ci].type.shape if ci >= 0 else None
-    out_info = []
-    for (ri, axis), o in zip(attrs["output_map"], node.outputs):
-        out_info.append((ri, axis, o.type))
-
-    def run_loop(trip, cond, *inputs):
-        trip = int(_scalar(trip, "trip count"))
-        go = bool(_scalar(cond, "condition"))
-        params = [None] * n_par
-        for i, bp in plain:
-            params[bp] = inputs[i]
-        bound = trip if trip >= 0 else None
-        slices = []
-        for i, bp, axis in sliced:
-            arr = np.asarray(inputs[i])
-            ax = axis % arr.ndim
-            n = arr.shape[ax]
-            bound = n if bound is None else min(bound, n)
-            slices.append((bp, arr, ax))
-        stacks = {ri: [] for ri in concat}
-        res = None
-        it = 0
-        while go and (bound is None or it < bound):
-            if ci >= 0:
-                params[ci] = np.asarray(it, dtype=ci_dtype).reshape(ci_shape)
-            for bp, arr, ax in slices:
-                params[bp] = arr[(slice(None),) * ax + (slice(it, it + 1),)]
-            res = body(*params)
-            for ri, bp in back:
-                params[bp] = res[ri]
-            for ri in concat:
-                stacks[ri].append(res[ri])
-            go = bool(_scalar(res[cr], "execution condition"))
-            it += 1
-        outs = []
-        for ri, axis, t in out_info:
-            if axis is not None:
-                if stacks[ri]:
-                    outs.append(np.concatenate(stacks[ri], axis=axis).astype(t.dtype.np,
-                                                                             copy=False))
-                else:
-                    shape = [0 if d is None else d for d in t.shape]
-                    outs.append(np.zeros(shape, dtype=t.dtype.np))
-            elif ri in back_of:
-                outs.append(params[back_of[ri]])
-            elif res is not None:
-                outs.append(res[ri])
+    last = {}
+    for ri, axis in a["output_map"]:
+        if axis is None and ri not in back_of and ri not in last:
+            r = results[ri]
+            if r in back_vars:
+                last[ri] = em.fresh("last")
+                em.line(inner, f"{last[ri]} = {r}", node)
             else:
-                raise GraphRuntimeError(
-                    f"Loop ran zero times, so its output from body result {ri} (not carried "
-                    f"by a back edge) has no value", loc=node.loc)
-        return tuple(outs)
-    return run_loop
+                last[ri] = r
+    if not body_always_true:
+        em.line(inner, f"{go} = {em.cond_expr(cond_res)}", node)
+    em.assign(inner, [em.name(body.params[bp]) for _, bp in back],
+              [results[ri] for ri, _ in back], node)
+    em.line(inner, f"{i} = {j}" if slicers else f"{i} += 1", node)
+
+    # the outputs
+    for k, ((ri, axis), o) in enumerate(zip(a["output_map"], node.outputs)):
+        out = em.name(o)
+        if axis is not None:
+            empty = _empty(o.type, axis)
+            fallback = em.glob(empty if empty is not None else _no_value(
+                f"the Loop ran zero times and output {k} (body result {ri}, concatenated "
+                f"along axis {axis}) has an unknown rank, so its empty value is unknown"),
+                "_empty") + "()"
+            em.line(d, f"{out} = np.concatenate({accs[ri]}, {axis}) if {accs[ri]} "
+                       f"else {fallback}", node)
+        elif ri in back_of:
+            em.line(d, f"{out} = {em.name(body.params[back_of[ri]])}", node)
+        else:
+            fail = em.glob(_no_value(
+                f"the Loop ran zero times, so output {k} (the last value of body result "
+                f"{ri}, neither carried by a back edge nor concatenated) has no value"), "_fail")
+            em.line(d, f"if not {i}: {fail}()", node)
+            em.line(d, f"{out} = {last[ri]}", node)
