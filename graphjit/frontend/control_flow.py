@@ -31,7 +31,7 @@ from ..ir.types import TensorType, format_shape_ms, num_elements
 from ..tensor import Tensor
 from . import analysis
 from .builder import BRK, CONT, RET, RETVAL, FunctionBuilder
-from .values import DynamicList, GraphContext, GraphTensor, Undefined, active
+from .values import DynamicList, GraphContext, GraphTensor, Undefined, Unjoinable, active
 
 __all__ = ["Record", "condition_value", "build_if_stmt", "build_guarded", "build_ifexp",
            "build_boolop", "build_compare", "index_sequence", "finish_return", "branch",
@@ -244,10 +244,10 @@ def join_trees(name, a, b, pairs: List[_Pair], side_names, locs, where_loc):
         if isinstance(a, Undefined) and isinstance(b, Undefined):
             return a
         return Undefined(name, f"it is assigned only in the {defined}")
-    if isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b):
+    if type(a) is tuple and type(b) is tuple and len(a) == len(b):
         return tuple(join_trees(f"{name}[{i}]", x, y, pairs, side_names, locs, where_loc)
                      for i, (x, y) in enumerate(zip(a, b)))
-    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b) and a is not b:
+    if type(a) is list and type(b) is list and len(a) == len(b) and a is not b:
         return [join_trees(f"{name}[{i}]", x, y, pairs, side_names, locs, where_loc)
                 for i, (x, y) in enumerate(zip(a, b))]
     if isinstance(a, (DynamicList,)) or isinstance(b, DynamicList):
@@ -260,9 +260,9 @@ def join_trees(name, a, b, pairs: List[_Pair], side_names, locs, where_loc):
 
 def placeholder_like(v):
     """A value of v's structure whose tensors are zeros (for paths where v is unused)."""
-    if isinstance(v, tuple):
+    if type(v) is tuple:
         return tuple(placeholder_like(x) for x in v)
-    if isinstance(v, list):
+    if type(v) is list:
         return [placeholder_like(x) for x in v]
     info = _info(v)
     if info is None or info[0] is None:
@@ -278,9 +278,9 @@ def placeholder_like(v):
 def fill_holes(template, outs):
     if isinstance(template, _Hole):
         return outs[template.i]
-    if isinstance(template, tuple):
+    if type(template) is tuple:
         return tuple(fill_holes(x, outs) for x in template)
-    if isinstance(template, list):
+    if type(template) is list:
         return [fill_holes(x, outs) for x in template]
     return template
 
@@ -351,8 +351,16 @@ def branch(b: FunctionBuilder, cond: GraphTensor, then_fn: Callable, else_fn: Ca
             a = Undefined(n)
         if isinstance(c, Undefined) and c is _MISSING:
             c = Undefined(n)
-        merged[n] = join_trees(n if not n.startswith("<") else n.strip("<>"), a, c, pairs,
-                               side_names, (locs_t.get(n), locs_e.get(n)), loc)
+        label = n if not n.startswith("<") else n.strip("<>")
+        n_pairs = len(pairs)
+        try:
+            merged[n] = join_trees(label, a, c, pairs, side_names,
+                                   (locs_t.get(n), locs_e.get(n)), loc)
+        except (ShapeJoinError, TypeJoinError, UnsupportedSyntaxError) as e:
+            if n in (RET, BRK, CONT):
+                raise
+            del pairs[n_pairs:]
+            merged[n] = Unjoinable(label, e)   # an error only if it is read again
         merged_locs[n] = locs_t.get(n) or locs_e.get(n)
     list_templates = []
     for l, ta, tb in zip(lists, lists_t, lists_e):
@@ -581,13 +589,13 @@ def index_sequence(b: FunctionBuilder, seq, key: GraphTensor):
 # -- return ---------------------------------------------------------------------------------------
 def finish_return(b: FunctionBuilder, fndef):
     ret = b.env.get(RET, False)
-    if ret is True:
-        return b.env[RETVAL]
+    rv = b.env.get(RETVAL)
     if ret is False:
         return None
-    if analysis.always_returns(fndef.body):
-        return b.env[RETVAL]
-    rv = b.env.get(RETVAL)
+    if isinstance(rv, Undefined):
+        raise rv.error(None)
+    if ret is True or analysis.always_returns(fndef.body):
+        return rv
     if rv is None:
         return None
     raise TypeJoinError(

@@ -33,7 +33,7 @@ from .calls import GraphEnumerate, GraphRange, GraphZip
 from .control_flow import (PARAM_SOURCE, Record, _KORDER, _WEAK_DEFAULT, _MISSING, _fits,
                            _fmt_side, _info, _kind, _lists_in, _same_static, branch,
                            condition_value, describe, materialize, placeholder_like)
-from .values import DynamicList, GraphContext, GraphTensor, Undefined, active
+from .values import DynamicList, GraphContext, GraphTensor, Undefined, Unjoinable, active
 
 __all__ = ["build_for", "build_while", "build_loop", "LoopSpec", "loop_spec"]
 
@@ -358,6 +358,8 @@ class _State:
     """What the passes over a loop body have learned."""
 
     widened: Dict[Key, tuple] = field(default_factory=dict)   # key -> (dtype, shape, weak)
+    local: set = field(default_factory=set)     # names each iteration assigns before reading
+    unjoinable: Dict[str, Any] = field(default_factory=dict)  # local name -> the join error
     promote: Dict[Key, tuple] = field(default_factory=dict)   # key -> (dtype, weak)
     local_trees: Dict[str, Any] = field(default_factory=dict)  # name -> placeholder tree
 
@@ -378,6 +380,8 @@ def _slots_for(names, env0, st: _State) -> Tuple[List[_Slot], Dict[str, Any]]:
             v = env0.get(n, False)
             slots.append(_Slot((n, ()), False if isinstance(v, Undefined) else v, dt.bool_, (),
                                False, "flag"))
+            continue
+        if n in st.unjoinable:
             continue
         tree = _entry_tree(n, env0, st)
         if tree is _MISSING or isinstance(tree, (DynamicList, _Collector)):
@@ -412,6 +416,10 @@ def build_loop(b: FunctionBuilder, node, kind, spec: LoopSpec = None, cond0=None
     names = list(assigned) + ([RET, RETVAL] if has_ret else []) + \
         ([BRK] if node.orelse else [])
     st = _State()
+    st.local = {n for n in assigned if n in targets or
+                analysis.killed_before_read(node.body, n)}
+    if kind == "while":
+        st.local -= {x.id for x in ast.walk(node.test) if isinstance(x, ast.Name)}
     n_records = len(b.c.records)
     for attempt in range(12):
         del b.c.records[n_records:]   # decisions of an earlier pass are rebuilt
@@ -421,7 +429,7 @@ def build_loop(b: FunctionBuilder, node, kind, spec: LoopSpec = None, cond0=None
     else:
         raise UnsupportedSyntaxError("the types of the loop's variables did not settle",
                                      loc=loc)
-    _emit_loop(b, node, kind, spec, cond0, p, outer, record, loc)
+    _emit_loop(b, node, kind, spec, cond0, p, st, outer, record, loc)
 
 
 @dataclass
@@ -517,63 +525,82 @@ def _loop_update(p: _Pass, st: _State, loc) -> bool:
     changed = False
     slot_keys = {s.key for s in p.slots}
     for s in p.slots:
-        ev = _exit_leaf(p, s.key)
-        label = _label(s.key)
-        if ev is None and s.key[0] == RETVAL:
-            continue
-        if ev is _MISSING or isinstance(ev, Undefined):
-            raise UnsupportedSyntaxError(
-                f"'{label}' does not keep its structure (or is deleted) inside a loop that "
-                f"depends on a tensor value", loc=loc, names=(label,),
-                hint=f"give '{label}' the same kind of value in every iteration")
-        info = _info(ev)
-        if info is None:
-            raise TypeJoinError(
-                f"'{label}' is a tensor before the loop but {_fmt_side(ev, None)} after one "
-                f"iteration", loc=loc, names=(label,),
-                hint=f"keep '{label}' a tensor inside the loop")
-        d, shape, weak, k = info
-        new_dtype, new_weak = s.dtype, s.weak
-        if d is None:                              # a Python number at exit
-            if s.weak:
-                if _KORDER[k] > _KORDER[s.dtype.kind]:
-                    new_dtype = _WEAK_DEFAULT[k]
-            elif not _fits(ev, s.dtype):
-                raise _carry_type_error(label, s, ev, p, loc)
-        elif s.weak and not weak:                  # weak entry, strong exit: take its dtype
-            if s.dtype.kind == "f" and not d.is_floating or (
-                    not isinstance(s.entry, GraphTensor) and _kind(s.entry) is not None and
-                    not _fits(s.entry, d)):
-                raise _carry_type_error(label, s, ev, p, loc)
-            new_dtype, new_weak = d, False
-        elif not s.weak and weak:
-            if not _fits(ev, s.dtype):
-                raise _carry_type_error(label, s, ev, p, loc)
-        elif s.weak and weak:
-            if _KORDER[d.kind] > _KORDER[s.dtype.kind]:
-                new_dtype = d
-        elif d is not s.dtype:
-            raise _carry_type_error(label, s, ev, p, loc)
         try:
-            new_shape = s.shape if shape == s.shape else join_shapes(s.shape, shape)
-        except ShapeJoinError as e:
-            eloc = p.exit_locs.get(s.key[0])
-            e.with_context(
-                loc=loc, names=(label,),
-                detail=f"'{label}' enters the loop with shape {format_shape_ms(s.shape)} and "
-                       f"has shape {format_shape_ms(shape)} after one iteration"
-                       + (f" (assigned at line {eloc.line}: `{eloc.text.strip()}`)"
-                          if eloc is not None and eloc.text else ""),
-                hint=f"keep the shape of '{label}' the same in every iteration, or make the "
-                     f"changing dim unknown before the loop (TensorSpec with None)")
-            if eloc is not None:
-                e.extra_locs += ((f"'{label}' changes shape here", eloc),)
-            raise
-        if (new_dtype, new_shape, new_weak) != (s.dtype, s.shape, s.weak):
-            st.widened[s.key] = (new_dtype, new_shape, new_weak)
+            changed |= _update_slot(p, st, s, loc)
+        except (ShapeJoinError, TypeJoinError, UnsupportedSyntaxError) as e:
+            if s.key[0] not in st.local:
+                raise
+            st.unjoinable[s.key[0]] = e     # never read before it is assigned: drop it
             changed = True
+    return _update_python_values(p, st, loc, slot_keys) or changed
+
+
+def _update_slot(p: _Pass, st: _State, s: _Slot, loc) -> bool:
+    changed = False
+    ev = _exit_leaf(p, s.key)
+    label = _label(s.key)
+    if ev is None and s.key[0] == RETVAL:
+        return False
+    if ev is _MISSING or isinstance(ev, Undefined):
+        raise UnsupportedSyntaxError(
+            f"'{label}' does not keep its structure (or is deleted) inside a loop that "
+            f"depends on a tensor value", loc=loc, names=(label,),
+            hint=f"give '{label}' the same kind of value in every iteration")
+    info = _info(ev)
+    if info is None:
+        raise TypeJoinError(
+            f"'{label}' is a tensor before the loop but {_fmt_side(ev, None)} after one "
+            f"iteration", loc=loc, names=(label,),
+            hint=f"keep '{label}' a tensor inside the loop")
+    d, shape, weak, k = info
+    new_dtype, new_weak = s.dtype, s.weak
+    if d is None:                              # a Python number at exit
+        if s.weak:
+            if _KORDER[k] > _KORDER[s.dtype.kind]:
+                new_dtype = _WEAK_DEFAULT[k]
+        elif not _fits(ev, s.dtype):
+            raise _carry_type_error(label, s, ev, p, loc)
+    elif s.weak and not weak:                  # weak entry, strong exit: take its dtype
+        if s.dtype.kind == "f" and not d.is_floating or (
+                not isinstance(s.entry, GraphTensor) and _kind(s.entry) is not None and
+                not _fits(s.entry, d)):
+            raise _carry_type_error(label, s, ev, p, loc)
+        new_dtype, new_weak = d, False
+    elif not s.weak and weak:
+        if not _fits(ev, s.dtype):
+            raise _carry_type_error(label, s, ev, p, loc)
+    elif s.weak and weak:
+        if _KORDER[d.kind] > _KORDER[s.dtype.kind]:
+            new_dtype = d
+    elif d is not s.dtype:
+        raise _carry_type_error(label, s, ev, p, loc)
+    try:
+        new_shape = s.shape if shape == s.shape else join_shapes(s.shape, shape)
+    except ShapeJoinError as e:
+        eloc = p.exit_locs.get(s.key[0])
+        e.with_context(
+            loc=loc, names=(label,),
+            detail=f"'{label}' enters the loop with shape {format_shape_ms(s.shape)} and "
+                   f"has shape {format_shape_ms(shape)} after one iteration"
+                   + (f" (assigned at line {eloc.line}: `{eloc.text.strip()}`)"
+                      if eloc is not None and eloc.text else ""),
+            hint=f"keep the shape of '{label}' the same in every iteration, or make the "
+                 f"changing dim unknown before the loop (TensorSpec with None)")
+        if eloc is not None:
+            e.extra_locs += ((f"'{label}' changes shape here", eloc),)
+        raise
+    if (new_dtype, new_shape, new_weak) != (s.dtype, s.shape, s.weak):
+        st.widened[s.key] = (new_dtype, new_shape, new_weak)
+        changed = True
+    return changed
+
+
+def _update_python_values(p: _Pass, st: _State, loc, slot_keys) -> bool:
+    changed = False
     # Python values the body changes: promote numbers to carried tensors
     for n in set(p.env0) | set(p.trees):
+        if n in st.unjoinable:
+            continue
         if n.startswith("<") and n != RETVAL:
             continue
         entry = p.trees.get(n, p.env0.get(n))
@@ -585,16 +612,27 @@ def _loop_update(p: _Pass, st: _State, loc) -> bool:
                 isinstance(entry, Undefined):
             continue
         el, xl = dict(_leaves(entry)), dict(_leaves(ev))
-        if set(el) != set(xl):
-            raise _structure_error(n, entry, ev, p, loc)
+        try:
+            if set(el) != set(xl) or isinstance(entry, DynamicList) or isinstance(
+                    ev, DynamicList):
+                raise _structure_error(n, entry, ev, p, loc)
+            for path, a in el.items():
+                x = xl[path]
+                if (n, path) not in slot_keys and not (x is a or _same_static(x, a)) and (
+                        _info(a) is None or _info(x) is None):
+                    raise _structure_error(_label((n, path)), a, x, p, loc)
+        except TypeJoinError as e:
+            if n not in st.local:
+                raise
+            st.unjoinable[n] = e
+            changed = True
+            continue
         for path, a in el.items():
             key = (n, path)
             x = xl[path]
             if key in slot_keys or x is a or _same_static(x, a):
                 continue
             ia, ix = _info(a), _info(x)
-            if ia is None or ix is None:
-                raise _structure_error(_label(key), a, x, p, loc)
             if ix[0] is not None and not ix[2]:
                 st.promote[key] = (ix[0], False)
             else:
@@ -651,7 +689,8 @@ def _scalar_value(ctx, v):
     return v
 
 
-def _emit_loop(b, node, kind, spec, cond0, p: _Pass, outer: GraphContext, record, loc):
+def _emit_loop(b, node, kind, spec, cond0, p: _Pass, st: _State, outer: GraphContext, record,
+               loc):
     ctx, g = p.ctx, p.ctx.graph
     slots = p.slots
     with ctx:
@@ -729,6 +768,8 @@ def _emit_loop(b, node, kind, spec, cond0, p: _Pass, outer: GraphContext, record
         if n not in env or isinstance(env.get(n), Undefined):
             if not n.startswith("<") and not isinstance(ev, (_Collector, Undefined)):
                 env[n] = ev
+    for n, e in st.unjoinable.items():   # assigned before read in every iteration
+        env[n] = Unjoinable(n, e)
     k = n_c
     for n, items in p.collected.items():
         stacks = [GraphTensor(o) for o in outs[k:k + len(items)]]

@@ -13,7 +13,7 @@ from ..ir.graph import Graph, Value
 from ..ir.types import TensorType
 from ..tensor import SymbolicTensor, Tensor, TensorLike
 
-__all__ = ["GraphTensor", "Undefined", "GraphContext", "active", "current_loc", "set_loc",
+__all__ = ["GraphTensor", "Undefined", "Unjoinable", "GraphContext", "active", "current_loc", "set_loc",
            "is_graph", "DynamicList"]
 
 _state = threading.local()
@@ -257,6 +257,23 @@ class Undefined:
 
     def __repr__(self):
         return f"<undefined {self.name}>"
+
+
+class Unjoinable(Undefined):
+    """A name whose values on two paths cannot become one (a failed join). Eager
+    Python would be fine if the name is never read again, so the error is raised
+    only when it is read (AutoGraph's rule for undefined values)."""
+
+    __slots__ = ("exc",)
+
+    def __init__(self, name: str, exc: GraphJitError):
+        super().__init__(name)
+        self.exc = exc
+
+    def error(self, loc):
+        if loc is not None and self.exc.loc is not None and loc.line != self.exc.loc.line:
+            self.exc.extra_locs += ((f"'{self.name}' is read here", loc),)
+        return self.exc
 
 
 class DynamicList:

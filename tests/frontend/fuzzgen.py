@@ -45,6 +45,12 @@ class Gen:
             return f"ops.where({v} > 0, {v}, {r.choice(TENSOR_VARS)} * 0.5)"
         if choice == 7:
             return f"({v} + {r.choice(SCALAR_VARS)})"
+        if r.random() < 0.3:
+            return f"({v} if {self.cond()} else {r.choice(TENSOR_VARS)} * 2)"
+        if r.random() < 0.3:
+            return f"helper({v}, {r.choice(TENSOR_VARS)})"
+        if r.random() < 0.3:
+            return f"ops.concat([{v}[1:], {v}[:1]])"
         return v
 
     def sexpr(self):
@@ -83,7 +89,7 @@ class Gen:
         level = depth - 1
         choices = ["assign", "assign", "sassign"]
         if level < self.max_depth:
-            choices += ["if", "if", "for", "while", "fortensor"]
+            choices += ["if", "if", "for", "while", "fortensor", "append", "enumerate"]
         if in_loop:
             choices += ["break", "continue"]
         choices += ["return"] if r.random() < 0.15 else []
@@ -117,6 +123,19 @@ class Gen:
             self.emit(depth, f"while {w} < {r.choice(['2', '3', 'n'])} and ({self.cond()}):")
             self.emit(depth + 1, f"{w} = {w} + 1")
             self.block(depth + 1, True)
+        elif kind == "append":
+            self.loop_id += 1
+            lst = f"outs{self.loop_id}"
+            self.emit(depth, f"{lst} = [x]")
+            bound = r.choice(["3", "n"])
+            self.emit(depth, f"for j{depth} in range({bound}):")
+            self.emit(depth + 1, f"{r.choice(TENSOR_VARS)} = {self.texpr()}")
+            self.emit(depth + 1, f"{lst}.append({r.choice(TENSOR_VARS)} * j{depth})")
+            self.emit(depth, f"{r.choice(TENSOR_VARS)} = ops.stack({lst}).sum(0)")
+        elif kind == "enumerate":
+            self.emit(depth, f"for e{depth}, row{depth} in enumerate(ops.stack([x, y, x])):")
+            self.emit(depth + 1, f"{r.choice(TENSOR_VARS)} = {r.choice(TENSOR_VARS)} + row{depth} * e{depth}")
+            self.block(depth + 1, True)
         elif kind == "break":
             self.emit(depth, f"if {self.cond()}:")
             self.emit(depth + 1, "break")
@@ -129,6 +148,11 @@ class Gen:
 
     def program(self, name="prog") -> str:
         self.lines = []
+        self.emit(0, "def helper(u, v):")
+        self.emit(1, "if u.sum() > v.sum():")
+        self.emit(2, "return u - v")
+        self.emit(1, "return u * 0.5")
+        self.emit(0, "")
         self.emit(0, f"def {name}(x, y, n, s):")
         self.emit(1, "a = x")
         self.emit(1, "b = y")
