@@ -82,6 +82,9 @@ def as_dtype(x) -> DType:
     """
     if isinstance(x, DType):
         return x
+    if x is None:
+        raise TypeError("a dtype is needed here, got None; use one of "
+                        f"{', '.join('graphjit.' + d.name for d in ALL_DTYPES)}")
     if x is bool:
         return bool_
     if x is int:

@@ -9,7 +9,8 @@ from ..dtypes import DType, float32, from_numpy
 from ..errors import ShapeInferenceError
 from ..types import Shape, TensorType, format_shape
 
-__all__ = ["promote", "broadcast_shapes", "norm_axis", "fail"]
+__all__ = ["promote", "promote_all", "float_result", "broadcast_shapes", "unify_shapes",
+           "norm_axis", "norm_axes", "fail", "same_type"]
 
 
 def fail(op: str, msg: str) -> ShapeInferenceError:
@@ -69,19 +70,51 @@ def norm_axis(op: str, axis: int, rank: Optional[int], extra: int = 0) -> int:
     if rank is None:
         return axis
     n = rank + extra
+    if n == 0:
+        raise fail(op, f"axis {axis} is out of range: a tensor of rank 0 has no axes")
     if not -n <= axis < n:
         raise fail(op, f"axis {axis} is out of range for a tensor of rank {rank} "
                        f"(valid: {-n} to {n - 1})")
-    return axis % n if n else 0
+    return axis % n
+
+
+def unify_shapes(op: str, shapes: Sequence[Shape], what: str = "inputs") -> Shape:
+    """The one shape several values must share, as precise as any of them says: an
+    unknown dim (or rank) on one side takes the other side's value. Unlike ShapeJoin
+    (join.py), which widens, this narrows; it fails when two known dims differ."""
+    out: Shape = None
+    for s in shapes:
+        if s is None:
+            continue
+        if out is None:
+            out = tuple(s)
+            continue
+        if len(s) != len(out):
+            raise fail(op, f"{what} must have one shape, got "
+                       + ", ".join(format_shape(x) for x in shapes))
+        merged = []
+        for i, (a, b) in enumerate(zip(out, s)):
+            if a is not None and b is not None and a != b:
+                raise fail(op, f"{what} must have one shape, got "
+                           + ", ".join(format_shape(x) for x in shapes)
+                           + f" (dim {i} is {a} vs {b})")
+            merged.append(a if a is not None else b)
+        out = tuple(merged)
+    return out
 
 
 def norm_axes(op: str, axis, rank: Optional[int]):
     """None (all axes), or a sorted tuple of non-negative axes; None rank keeps input."""
     if axis is None or axis == ():
         return None
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    if isinstance(axis, (int, np.integer)) and not isinstance(axis, bool):
+        axes = (axis,)
+    elif isinstance(axis, (tuple, list)):
+        axes = tuple(axis)
+    else:
+        raise fail(op, f"axis must be an int, a tuple of ints or None, got {axis!r}")
     if rank is None:
-        return tuple(axes)
+        return tuple(norm_axis(op, a, None) for a in axes)
     out = tuple(sorted({norm_axis(op, a, rank) for a in axes}))
     if len(out) != len(axes):
         raise fail(op, f"axis {axis} names a dim twice")

@@ -35,6 +35,9 @@ def _check_shape(op, shape):
 
 
 def _fill_infer(ts, attrs):
+    v = attrs["value"]
+    if not isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating)):
+        raise fail("Fill", f"value must be a Python number, got {v!r}")
     return TensorType(dt.as_dtype(attrs["dtype"]), _check_shape("Fill", attrs["shape"]))
 
 
@@ -72,6 +75,9 @@ _like("OnesLike", 1)
 
 def _range_infer(ts, attrs):
     start, limit, delta = attrs["start"], attrs["limit"], attrs["delta"]
+    for name, v in (("start", start), ("limit", limit), ("delta", delta)):
+        if not isinstance(v, (int, float, np.integer, np.floating)) or isinstance(v, bool):
+            raise fail("Range", f"{name} must be a Python number, got {v!r}")
     if delta == 0:
         raise fail("Range", "delta must not be 0")
     n = max(0, int(np.ceil((limit - start) / delta)))

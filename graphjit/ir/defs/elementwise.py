@@ -5,6 +5,8 @@ cast the inputs to the computation dtype once, chosen when the kernel is built.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import dtypes as dt
@@ -67,8 +69,30 @@ def _binary(name, ufunc, doc, result="promote", no_bool=False, int_only=False):
                 kernel=ufunc, kernel_factory=_binary_factory(ufunc, compute))
 
 
-def _floor_mod(a, b):
-    return np.mod(a, b)
+def _pow(a, b):
+    """x ** y. numpy refuses an integer to a negative integer power; here it is
+    1 / x ** -y truncated toward zero (1 for x == 1, +-1 for x == -1, else 0), so the
+    kernel never fails on data and eager and graph mode agree."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype.kind not in "iu" or b.dtype.kind != "i":
+        return np.power(a, b)
+    neg = b < 0
+    if not neg.any():
+        return np.power(a, b)
+    r = np.power(a, np.where(neg, 0, b))
+    odd = (b % 2) == 1
+    alt = np.where(a == 1, 1, np.where(a == -1, np.where(odd, -1, 1), 0)).astype(r.dtype)
+    return np.where(neg, alt, r)
+
+
+def _truncate_div(a, b):
+    """a / b rounded toward zero, exact for integers (C's integer division)."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype.kind == "f":
+        return np.trunc(a / b)
+    q = np.floor_divide(a, b)
+    fix = (np.remainder(a, b) != 0) & ((a < 0) != (b < 0))
+    return q + fix.astype(q.dtype)
 
 
 BINARY = {
@@ -79,7 +103,10 @@ BINARY = {
     "FloorDiv": (np.floor_divide, "x // y, rounding toward negative infinity",
                  {"no_bool": True}),
     "FloorMod": (np.mod, "x % y with the sign of y, as Python", {"no_bool": True}),
-    "Pow": (np.power, "x ** y", {"no_bool": True}),
+    "TruncateDiv": (_truncate_div, "x / y rounded toward zero", {"no_bool": True}),
+    "Mod": (np.fmod, "remainder with the sign of x, as C's fmod", {"no_bool": True}),
+    "Pow": (_pow, "x ** y (an integer to a negative power truncates toward zero)",
+            {"no_bool": True}),
     "Maximum": (np.maximum, "elementwise max", {}),
     "Minimum": (np.minimum, "elementwise min", {}),
     "BitwiseAnd": (np.bitwise_and, "x & y", {"int_only": True}),
@@ -109,12 +136,34 @@ def _relu(x):
     return np.maximum(x, x.dtype.type(0))
 
 
-def _unary(name, fn, doc, kind="same", no_bool=False):
-    """kind: same (keeps dtype), float (ints become float32), bool (gives bool)."""
+def _sign(x):
+    return x.copy() if x.dtype == np.bool_ else np.sign(x)
+
+
+_erf_elementwise = np.frompyfunc(math.erf, 1, 1)
+
+
+def _erf(x):
+    x = np.asarray(x)
+    return np.asarray(_erf_elementwise(x), dtype=x.dtype)
+
+
+# Which input dtypes a unary op takes: every dtype, all but bool, or integers and bool.
+_ACCEPTS = {
+    "any": lambda d: True,
+    "no_bool": lambda d: not d.is_bool,
+    "int_or_bool": lambda d: not d.is_floating,
+}
+_ACCEPTS_TEXT = {"no_bool": "is not defined for bool tensors",
+                 "int_or_bool": "needs an integer or bool tensor"}
+
+
+def _unary(name, fn, doc, kind="same", accepts="any"):
+    """kind: same (keeps dtype), float (ints and bool become float32), bool (gives bool)."""
     def infer(ts, attrs):
         (a,) = ts
-        if no_bool and a.dtype.is_bool:
-            raise fail(name, "is not defined for bool tensors")
+        if not _ACCEPTS[accepts](a.dtype):
+            raise fail(name, f"{_ACCEPTS_TEXT[accepts]}, got {a.dtype}")
         if kind == "float":
             return TensorType(float_result(a.dtype), a.shape)
         if kind == "bool":
@@ -127,33 +176,41 @@ def _unary(name, fn, doc, kind="same", no_bool=False):
             return lambda x: fn(np.asarray(x, dtype=odt))
         if kind == "same":
             return lambda x: np.asarray(fn(x), dtype=odt)
-        return fn
+        return lambda x: np.asarray(fn(x))
     register_op(name, ("x",), infer=infer, kernel=fn, family="elementwise", doc=doc,
                 kernel_factory=factory)
 
 
 UNARY = {
-    "Neg": (np.negative, "-x", "same", True),
-    "Abs": (np.abs, "|x|", "same", False),
-    "Exp": (np.exp, "e ** x", "float", False),
-    "Log": (np.log, "natural log", "float", False),
-    "Sqrt": (np.sqrt, "square root", "float", False),
-    "Rsqrt": (lambda x: 1.0 / np.sqrt(x), "1 / sqrt(x)", "float", False),
-    "Sin": (np.sin, "sine", "float", False),
-    "Cos": (np.cos, "cosine", "float", False),
-    "Tanh": (np.tanh, "hyperbolic tangent", "float", False),
-    "Sigmoid": (_sigmoid, "1 / (1 + exp(-x))", "float", False),
-    "ReLU": (_relu, "max(x, 0)", "same", False),
-    "Square": (np.square, "x * x", "same", False),
-    "Floor": (np.floor, "round down", "same", False),
-    "Ceil": (np.ceil, "round up", "same", False),
-    "Sign": (np.sign, "-1, 0 or 1", "same", False),
-    "LogicalNot": (np.logical_not, "not x, elementwise", "bool", False),
-    "IsNan": (np.isnan, "x is NaN", "bool", False),
-    "Invert": (np.invert, "~x (logical not for bool)", "same", False),
+    "Neg": (np.negative, "-x", "same", "no_bool"),
+    "Abs": (np.abs, "|x|", "same", "any"),
+    "Exp": (np.exp, "e ** x", "float", "any"),
+    "Log": (np.log, "natural log", "float", "any"),
+    "Log1p": (np.log1p, "log(1 + x), exact for small x", "float", "any"),
+    "Expm1": (np.expm1, "exp(x) - 1, exact for small x", "float", "any"),
+    "Sqrt": (np.sqrt, "square root", "float", "any"),
+    "Rsqrt": (lambda x: 1.0 / np.sqrt(x), "1 / sqrt(x)", "float", "any"),
+    "Reciprocal": (lambda x: 1.0 / x, "1 / x", "float", "any"),
+    "Sin": (np.sin, "sine", "float", "any"),
+    "Cos": (np.cos, "cosine", "float", "any"),
+    "Tanh": (np.tanh, "hyperbolic tangent", "float", "any"),
+    "Sigmoid": (_sigmoid, "1 / (1 + exp(-x))", "float", "any"),
+    "Erf": (_erf, "the error function", "float", "any"),
+    "ReLU": (_relu, "max(x, 0)", "same", "any"),
+    "Square": (np.square, "x * x", "same", "any"),
+    "Floor": (np.floor, "round down", "same", "any"),
+    "Ceil": (np.ceil, "round up", "same", "any"),
+    "Round": (np.round, "round to the nearest integer, halves to even", "same", "any"),
+    "Trunc": (np.trunc, "round toward zero", "same", "any"),
+    "Sign": (_sign, "-1, 0 or 1 (bool stays bool)", "same", "any"),
+    "LogicalNot": (np.logical_not, "not x, elementwise", "bool", "any"),
+    "IsNan": (np.isnan, "x is NaN", "bool", "any"),
+    "IsInf": (np.isinf, "x is +inf or -inf", "bool", "any"),
+    "IsFinite": (np.isfinite, "x is neither inf nor NaN", "bool", "any"),
+    "Invert": (np.invert, "~x: bitwise not (logical not for bool)", "same", "int_or_bool"),
 }
-for _n, (_f, _doc, _kind, _nb) in UNARY.items():
-    _unary(_n, _f, _doc, _kind, _nb)
+for _n, (_f, _doc, _kind, _acc) in UNARY.items():
+    _unary(_n, _f, _doc, _kind, _acc)
 
 
 def _cast_infer(ts, attrs):

@@ -1,9 +1,10 @@
-"""Neural-network operators: MatMul (with batching), Softmax, LogSoftmax."""
+"""Neural-network operators: MatMul (with batching), Softmax, LogSoftmax, OneHot."""
 from __future__ import annotations
 
 import numpy as np
 
-from ..registry import register_op
+from .. import dtypes as dt
+from ..registry import REQUIRED, register_op
 from ..types import TensorType
 from .common import broadcast_shapes, fail, float_result, norm_axis, promote
 
@@ -89,3 +90,35 @@ def _softmax(name, log):
 
 _softmax("Softmax", False)
 _softmax("LogSoftmax", True)
+
+
+def _one_hot_infer(ts, attrs):
+    (idx,) = ts
+    if not idx.dtype.is_integer:
+        raise fail("OneHot", f"indices must be integers, got {idx.dtype}")
+    depth = attrs["depth"]
+    if not isinstance(depth, (int, np.integer)) or isinstance(depth, bool) or depth < 0:
+        raise fail("OneHot", f"depth must be a non-negative int, got {depth!r}")
+    out = dt.as_dtype(attrs["dtype"])
+    if idx.shape is None:
+        return TensorType(out, None)
+    a = norm_axis("OneHot", attrs["axis"], len(idx.shape), extra=1)
+    return TensorType(out, idx.shape[:a] + (int(depth),) + idx.shape[a:])
+
+
+def _one_hot_factory(in_types, out_types, attrs):
+    depth, axis = int(attrs["depth"]), attrs["axis"]
+    odt = out_types[0].dtype.np
+    on, off = np.asarray(attrs["on_value"], dtype=odt), np.asarray(attrs["off_value"], dtype=odt)
+
+    def k(idx):
+        idx = np.asarray(idx)
+        hot = np.expand_dims(idx, -1) == np.arange(depth)   # out-of-range rows are all off
+        return np.moveaxis(np.where(hot, on, off), -1, axis)
+    return k
+
+
+register_op("OneHot", ("indices",), {"depth": REQUIRED, "on_value": 1, "off_value": 0,
+                                     "axis": -1, "dtype": dt.float32},
+            infer=_one_hot_infer, kernel_factory=_one_hot_factory, family="extern",
+            doc="on_value where the new axis equals the index, off_value elsewhere")

@@ -1,5 +1,5 @@
-"""Reductions over axes: ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd,
-ArgMax and ArgMin."""
+"""Reductions over axes (ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, ArgMax,
+ArgMin) and the scans along one axis (CumSum, CumProd)."""
 from __future__ import annotations
 
 import numpy as np
@@ -34,6 +34,9 @@ _RULES = {
 }
 
 
+_ACCUMULATING = (np.sum, np.prod, np.mean)
+
+
 def _axis_arg(axis):
     if axis is None or axis == ():
         return None
@@ -49,8 +52,10 @@ def _make(name, fn, out_dtype, doc):
     def factory(in_types, out_types, attrs):
         axis, kd = _axis_arg(attrs["axis"]), bool(attrs["keep_dims"])
         odt = out_types[0].dtype.np
-        if fn is np.sum or fn is np.prod or fn is np.mean:
-            return lambda x: np.asarray(fn(x, axis=axis, keepdims=kd, dtype=odt), dtype=odt)
+        if fn in _ACCUMULATING:
+            # float16 accumulates in float32 (as MindSpore and PyTorch do), then rounds once
+            acc = np.dtype(np.float32) if odt == np.float16 else odt
+            return lambda x: np.asarray(fn(x, axis=axis, keepdims=kd, dtype=acc), dtype=odt)
         return lambda x: np.asarray(fn(x, axis=axis, keepdims=kd), dtype=odt)
 
     register_op(name, ("x",), {"axis": None, "keep_dims": False}, infer=infer,
@@ -63,10 +68,12 @@ for _n, (_f, _o, _d) in _RULES.items():
     _make(_n, _f, _o, _d)
 
 
-def _arg(name, fn):
+def _arg_infer(name):
     def infer(ts, attrs):
         (x,) = ts
-        axis = attrs["axis"]
+        axis, out = attrs["axis"], dt.as_dtype(attrs["output_type"])
+        if not out.is_integer:
+            raise fail(name, f"output_type must be an integer dtype, got {out}")
         if axis is None:
             shape = () if not attrs["keep_dims"] else (
                 None if x.shape is None else (1,) * len(x.shape))
@@ -75,15 +82,62 @@ def _arg(name, fn):
                 raise fail(name, "needs a tensor of rank >= 1 when an axis is given")
             norm_axis(name, axis, x.rank)
             shape = _reduced_shape(name, x.shape, axis, attrs["keep_dims"])
-        return TensorType(dt.int64, shape)
+        return TensorType(out, shape)
+    return infer
 
-    def kernel(x, axis, keep_dims):
-        return np.asarray(fn(x, axis=axis, keepdims=keep_dims), dtype=np.int64)
 
-    register_op(name, ("x",), {"axis": None, "keep_dims": False}, infer=infer, kernel=kernel,
-                exact_dtype=True, family="reduction",
-                doc=f"index of the {name[3:].lower()} along axis (flattened if None), int64")
+def _arg(name, fn):
+    def factory(in_types, out_types, attrs):
+        axis, kd, odt = attrs["axis"], bool(attrs["keep_dims"]), out_types[0].dtype.np
+        return lambda x: np.asarray(fn(x, axis=axis, keepdims=kd), dtype=odt)
+
+    register_op(name, ("x",), {"axis": None, "keep_dims": False, "output_type": dt.int64},
+                infer=_arg_infer(name), kernel_factory=factory, family="reduction",
+                kernel=lambda x, axis, keep_dims, output_type: np.asarray(
+                    fn(x, axis=axis, keepdims=keep_dims), dtype=dt.as_dtype(output_type).np),
+                doc=f"index of the {name[3:].lower()} along axis (of the flattened tensor if "
+                    f"axis is None), as output_type (int64 unless given)")
 
 
 _arg("ArgMax", np.argmax)
 _arg("ArgMin", np.argmin)
+
+
+# -- scans -----------------------------------------------------------------------------------
+def _scan(name, fn, doc):
+    def infer(ts, attrs):
+        (x,) = ts
+        if x.rank == 0:
+            raise fail(name, "needs a tensor of rank >= 1")
+        norm_axis(name, attrs["axis"], x.rank)
+        return TensorType(dt.int64 if x.dtype.is_bool else x.dtype, x.shape)
+
+    def factory(in_types, out_types, attrs):
+        axis, exclusive, reverse = attrs["axis"], attrs["exclusive"], attrs["reverse"]
+        odt = out_types[0].dtype.np
+        acc = np.dtype(np.float32) if odt == np.float16 else odt
+        identity = 0 if fn is np.cumsum else 1
+
+        def k(x):
+            x = np.asarray(x)
+            if reverse:
+                x = np.flip(x, axis)
+            r = fn(x, axis=axis, dtype=acc)
+            if exclusive and r.shape[axis]:
+                r = np.roll(r, 1, axis=axis)
+                idx = [slice(None)] * r.ndim
+                idx[axis] = 0
+                r[tuple(idx)] = identity
+            if reverse:
+                r = np.flip(r, axis)
+            return np.asarray(r, dtype=odt)
+        return k
+
+    register_op(name, ("x",), {"axis": 0, "exclusive": False, "reverse": False},
+                infer=infer, kernel_factory=factory, family="extern", doc=doc)
+
+
+_scan("CumSum", np.cumsum, "running sum along axis (bool gives int64, others keep their "
+                           "dtype); exclusive starts from 0, reverse runs from the end")
+_scan("CumProd", np.cumprod, "running product along axis (bool gives int64, others keep "
+                             "their dtype); exclusive starts from 1, reverse runs from the end")

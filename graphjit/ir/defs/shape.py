@@ -1,5 +1,5 @@
-"""Operators that move data without arithmetic: Reshape, Transpose, ExpandDims,
-Squeeze, Concat, Stack, Index (basic indexing and slicing), Gather, Shape,
+"""Operators that move data without arithmetic: Reshape, Flatten, Transpose, ExpandDims,
+Squeeze, Concat, Stack, Index (basic indexing and slicing), IndexUpdate, Gather, Shape,
 BroadcastTo, Tile."""
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ from .. import dtypes as dt
 from ..errors import ShapeInferenceError
 from ..registry import REQUIRED, register_op
 from ..types import TensorType, format_shape, num_elements
-from ..join import join_shapes
-from .common import broadcast_shapes, fail, norm_axis, promote_all
+from .common import broadcast_shapes, fail, norm_axis, promote_all, unify_shapes
 
 __all__ = ["encode_index", "decode_index", "IndexOutOfRangeError"]
 
@@ -38,6 +37,12 @@ def _reshape_infer(ts, attrs):
         if d != -1:
             known *= d
     if n is None:
+        part = 1
+        for d in (x.shape or ()):
+            part *= 1 if d is None else d
+        if -1 not in shape and x.shape is not None and part and known % part:
+            raise fail("Reshape", f"cannot reshape {x} to {shape}: {known} elements are not "
+                                  f"a multiple of the {part} the known dims hold")
         return TensorType(x.dtype, tuple(None if d == -1 else d for d in shape))
     if -1 in shape:
         if known == 0 or n % known:
@@ -55,6 +60,42 @@ register_op("Reshape", ("x",), {"shape": REQUIRED}, infer=_reshape_infer,
             doc="same elements in a new shape; one dim may be -1 (inferred)")
 
 
+# -- Flatten -----------------------------------------------------------------------------
+def _flatten_range(shape, start, end):
+    r = len(shape)
+    if r == 0:
+        return 0, 0
+    return norm_axis("Flatten", start, r), norm_axis("Flatten", end, r)
+
+
+def _flatten_infer(ts, attrs):
+    (x,) = ts
+    if x.shape is None:
+        return TensorType(x.dtype, None)
+    if not x.shape:
+        return TensorType(x.dtype, (1,))
+    a, b = _flatten_range(x.shape, attrs["start_dim"], attrs["end_dim"])
+    if a > b:
+        raise fail("Flatten", f"start_dim {attrs['start_dim']} comes after end_dim "
+                              f"{attrs['end_dim']} for {x}")
+    n = num_elements(x.shape[a:b + 1])
+    return TensorType(x.dtype, x.shape[:a] + (n,) + x.shape[b + 1:])
+
+
+def _flatten_kernel(x, start_dim, end_dim):
+    x = np.asarray(x)
+    if x.ndim == 0:
+        return x.reshape(1)
+    a, b = _flatten_range(x.shape, start_dim, end_dim)
+    return x.reshape(x.shape[:a] + (-1,) + x.shape[b + 1:])
+
+
+register_op("Flatten", ("x",), {"start_dim": 1, "end_dim": -1}, infer=_flatten_infer,
+            kernel=_flatten_kernel, exact_dtype=True, family="shape",
+            doc="merge dims start_dim..end_dim into one (a scalar becomes shape (1,)); works "
+                "with unknown dims, unlike Reshape")
+
+
 # -- Transpose -------------------------------------------------------------------------
 def _transpose_infer(ts, attrs):
     (x,) = ts
@@ -65,7 +106,8 @@ def _transpose_infer(ts, attrs):
     if perm is None:
         perm = tuple(reversed(range(r)))
     perm = tuple(perm)
-    if sorted(p % r if r else p for p in perm) != list(range(r)) or len(perm) != r:
+    if len(perm) != r or not all(isinstance(p, (int, np.integer)) and -r <= p < r
+                                 for p in perm) or sorted(p % r for p in perm) != list(range(r)):
         raise fail("Transpose", f"perm {perm} is not a permutation of the {r} dims of {x}")
     return TensorType(x.dtype, tuple(x.shape[p] for p in perm))
 
@@ -168,15 +210,7 @@ def _stack_infer(ts, attrs):
     if not ts:
         raise fail("Stack", "needs at least one tensor")
     dtype = promote_all([t.dtype for t in ts])
-    shape = ts[0].shape
-    for t in ts[1:]:
-        try:
-            shape = join_shapes(shape, t.shape) if shape != t.shape else shape
-        except ShapeInferenceError:
-            raise
-        except ValueError:
-            raise fail("Stack", "inputs must have one shape: "
-                       + ", ".join(str(t) for t in ts)) from None
+    shape = unify_shapes("Stack", [t.shape for t in ts])
     if shape is None:
         return TensorType(dtype, None)
     a = norm_axis("Stack", attrs["axis"], len(shape), extra=1)
@@ -313,20 +347,46 @@ register_op("Shape", ("x",), infer=_shape_infer,
             family="shape", doc="the dims of x as a 1-D int64 tensor")
 
 
+def _bcast_target(x_shape, shape):
+    """The target shape with each -1 (keep the input's dim) filled in; None if unknown."""
+    lead = len(shape) - len(x_shape)
+    out = []
+    for i, d in enumerate(shape):
+        if d == -1:
+            if i < lead:
+                raise fail("BroadcastTo", f"-1 at dim {i} of {shape} has no input dim to keep")
+            d = x_shape[i - lead]
+        out.append(d)
+    return tuple(out)
+
+
 def _bcast_infer(ts, attrs):
     (x,) = ts
     shape = tuple(attrs["shape"])
-    out = broadcast_shapes("BroadcastTo", x.shape, shape)
-    if out is not None and x.shape is not None and len(x.shape) > len(shape):
+    if any(d < -1 for d in shape):
+        raise fail("BroadcastTo", f"shape {shape} may hold only non-negative dims and -1")
+    if x.shape is None:
+        return TensorType(x.dtype, None if -1 in shape else shape)
+    if len(x.shape) > len(shape):
         raise fail("BroadcastTo", f"cannot broadcast {x} to the lower rank {shape}")
-    if out != shape and out is not None and all(d is not None for d in shape):
-        raise fail("BroadcastTo", f"cannot broadcast {x} to {format_shape(shape)}")
-    return TensorType(x.dtype, out)
+    target = _bcast_target(x.shape, shape)
+    out = broadcast_shapes("BroadcastTo", x.shape, target)
+    lead = len(target) - len(x.shape)
+    for i, (d, t) in enumerate(zip(x.shape, target[lead:])):
+        if d is not None and t is not None and d not in (1, t):
+            raise fail("BroadcastTo", f"cannot broadcast {x} to {format_shape(target)}: "
+                                      f"dim {i} is {d}")
+    return TensorType(x.dtype, tuple(t if t is not None else o for t, o in zip(target, out)))
+
+
+def _bcast_kernel(x, shape):
+    x = np.asarray(x)
+    return np.broadcast_to(x, _bcast_target(x.shape, tuple(shape)))
 
 
 register_op("BroadcastTo", ("x",), {"shape": REQUIRED}, infer=_bcast_infer,
-            kernel=lambda x, shape: np.broadcast_to(x, shape), exact_dtype=True,
-            family="shape", doc="broadcast x to a shape")
+            kernel=_bcast_kernel, exact_dtype=True, family="shape",
+            doc="broadcast x to a shape (-1 keeps the input's dim)")
 
 
 def _tile_infer(ts, attrs):
