@@ -76,24 +76,30 @@ class TensorLike:
 
     def __getitem__(self, key): return _F().getitem(self, key)
 
-    # methods
+    # methods (MindSpore's Tensor methods: names, parameters and defaults)
     def sum(self, axis=None, dtype=None, keepdims=False, initial=None):
-        out = _F().sum(self, axis, keepdims)
-        if initial is not None:
-            out = out + initial
-        return out if dtype is None else _F().cast(out, dtype)
+        out = _F().sum(self, axis, keepdims, dtype=dtype)
+        return out if initial is None else _F().add(out, initial)
 
     def mean(self, axis=None, keep_dims=False):
         return _F().mean(self, axis, keep_dims)
 
-    def max(self, axis=None, keepdims=False, initial=None, where=None, return_indices=False):
-        return _F().amax(self, axis, keepdims)
+    def max(self, axis=None, keepdims=False, *, initial=None, where=None,
+            return_indices=False):
+        """The maximum along axis; with return_indices, (values, indices) as ops.max."""
+        if return_indices:
+            return _F().max(self, axis, keepdims, initial=initial, where=where)
+        return _F().amax(self, axis, keepdims, initial=initial, where=where)
 
-    def min(self, axis=None, keepdims=False, initial=None, where=None, return_indices=False):
-        return _F().amin(self, axis, keepdims)
+    def min(self, axis=None, keepdims=False, *, initial=None, where=None,
+            return_indices=False):
+        """The minimum along axis; with return_indices, (values, indices) as ops.min."""
+        if return_indices:
+            return _F().min(self, axis, keepdims, initial=initial, where=where)
+        return _F().amin(self, axis, keepdims, initial=initial, where=where)
 
-    def prod(self, axis=None, keep_dims=False):
-        return _F().prod(self, axis, keep_dims)
+    def prod(self, axis=None, keep_dims=False, dtype=None):
+        return _F().prod(self, axis, keep_dims, dtype)
 
     def argmax(self, axis=None, keepdims=False):
         return _F().argmax(self, axis, keepdims)
@@ -107,14 +113,20 @@ class TensorLike:
     def any(self, axis=None, keep_dims=False):
         return _F().any(self, axis, keep_dims)
 
+    def cumsum(self, axis=None, dtype=None):
+        """Running sum along axis (of the flattened tensor if axis is None)."""
+        if axis is None:
+            return _F().cumsum(_F().flatten(self, start_dim=0), 0, dtype)
+        return _F().cumsum(self, axis, dtype)
+
     def reshape(self, *shape):
         return _F().reshape(self, shape[0] if len(shape) == 1 else shape)
 
     def view(self, *shape):
         return self.reshape(*shape)
 
-    def flatten(self):
-        return _F().reshape(self, (-1,))
+    def flatten(self, order="C", *, start_dim=0, end_dim=-1):
+        return _F().flatten(self, order, start_dim=start_dim, end_dim=end_dim)
 
     def transpose(self, *axes):
         if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
@@ -125,7 +137,7 @@ class TensorLike:
     def T(self):
         return _F().transpose(self, None)
 
-    def astype(self, dtype):
+    def astype(self, dtype, copy=True):
         return _F().cast(self, dtype)
 
     def to(self, dtype):
@@ -134,8 +146,17 @@ class TensorLike:
     def float(self):
         return _F().cast(self, dt.float32)
 
+    def half(self):
+        return _F().cast(self, dt.float16)
+
+    def double(self):
+        return _F().cast(self, dt.float64)
+
     def int(self):
         return _F().cast(self, dt.int32)
+
+    def long(self):
+        return _F().cast(self, dt.int64)
 
     def bool(self):
         return _F().cast(self, dt.bool_)
@@ -152,24 +173,40 @@ class TensorLike:
     def abs(self): return _F().abs(self)
     def exp(self): return _F().exp(self)
     def log(self): return _F().log(self)
+    def log1p(self): return _F().log1p(self)
     def sqrt(self): return _F().sqrt(self)
+    def rsqrt(self): return _F().rsqrt(self)
+    def reciprocal(self): return _F().reciprocal(self)
+    def sin(self): return _F().sin(self)
+    def cos(self): return _F().cos(self)
     def sigmoid(self): return _F().sigmoid(self)
     def tanh(self): return _F().tanh(self)
     def relu(self): return _F().relu(self)
     def neg(self): return _F().neg(self)
     def square(self): return _F().square(self)
+    def floor(self): return _F().floor(self)
+    def ceil(self): return _F().ceil(self)
+    def round(self): return _F().round(self)
+    def sign(self): return _F().sign(self)
+    def isnan(self): return _F().isnan(self)
+    def isinf(self): return _F().isinf(self)
+    def logical_not(self): return _F().logical_not(self)
     def clip(self, xmin=None, xmax=None): return _F().clamp(self, xmin, xmax)
     def clamp(self, min=None, max=None): return _F().clamp(self, min, max)
-    def softmax(self, axis=-1): return _F().softmax(self, axis)
-    def add(self, o): return _F().add(self, o)
-    def sub(self, o): return _F().sub(self, o)
-    def mul(self, o): return _F().mul(self, o)
-    def div(self, o): return _F().div(self, o)
-    def matmul(self, o): return _F().matmul(self, o)
-    def pow(self, o): return _F().pow(self, o)
-    def maximum(self, o): return _F().maximum(self, o)
-    def minimum(self, o): return _F().minimum(self, o)
-    def equal(self, o): return _F().equal(self, o)
+    def softmax(self, axis=-1, dtype=None): return _F().softmax(self, axis, dtype=dtype)
+    def add(self, other): return _F().add(self, other)
+    def sub(self, other): return _F().sub(self, other)
+    def mul(self, other): return _F().mul(self, other)
+    def div(self, other, *, rounding_mode=None):
+        return _F().div(self, other, rounding_mode=rounding_mode)
+    def matmul(self, other): return _F().matmul(self, other)
+    def pow(self, exponent): return _F().pow(self, exponent)
+    def maximum(self, other): return _F().maximum(self, other)
+    def minimum(self, other): return _F().minimum(self, other)
+    def equal(self, other): return _F().equal(self, other)
+    def logical_and(self, other): return _F().logical_and(self, other)
+    def logical_or(self, other): return _F().logical_or(self, other)
+    def masked_fill(self, mask, value): return _F().masked_fill(self, mask, value)
     def tile(self, multiples): return _F().tile(self, multiples)
     def broadcast_to(self, shape): return _F().broadcast_to(self, shape)
     def expand_as(self, other): return _F().broadcast_to(self, other.shape)

@@ -6,7 +6,7 @@ from ..ir.registry import REQUIRED, get_op
 from ..ir import registry as _registry
 from . import functional
 from .functional import *  # noqa: F401,F403
-from .functional import max, min, sum, abs, pow, all, any  # noqa: F401  (shadow builtins)
+from .functional import max, min, sum, abs, pow, all, any, round  # noqa: F401  (shadow builtins)
 from .primitives import *  # noqa: F401,F403
 from .primitives import Primitive
 from ._dispatch import apply

@@ -16,7 +16,8 @@ from ..ir.dtypes import DType
 from ..ir.registry import get_op
 from ..tensor import SymbolicTensor, Tensor, TensorLike
 
-__all__ = ["apply", "binary", "to_tensor", "is_weak", "weak_kind", "PY_SCALARS"]
+__all__ = ["apply", "binary", "to_tensor", "is_weak", "weak_kind", "weak_dtype",
+           "PY_SCALARS"]
 
 PY_SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
 _KIND_ORDER = {"b": 0, "i": 1, "u": 1, "f": 2}
@@ -56,7 +57,9 @@ def weak_kind(x) -> str:
     return x.dtype.kind
 
 
-def _weak_dtype(kind: str, strong: DType) -> DType:
+def weak_dtype(kind: str, strong: DType) -> DType:
+    """The dtype a weak scalar of this kind ('b', 'i' or 'f') takes beside a tensor of
+    dtype `strong` (the rules of the module docstring)."""
     if kind == "f":
         return strong if strong.is_floating else dt.float32
     if kind == "i":
@@ -74,7 +77,10 @@ def to_tensor(x, dtype: DType = None):
     if isinstance(x, PY_SCALARS):
         if dtype is None:
             dtype = _DEFAULT_OF_KIND[weak_kind(x)]
-        return Tensor._wrap(np.asarray(x, dtype=dtype.np))
+        try:
+            return Tensor._wrap(np.asarray(x, dtype=dtype.np))
+        except OverflowError:   # an int outside the dtype's range wraps around, as C does
+            return Tensor._wrap(np.asarray(x).astype(dtype.np))
     if x is None:
         raise TypeError("None is not a tensor; an operator got None where a tensor was "
                         "expected")
@@ -99,8 +105,8 @@ def binary(op: str, x, y):
         return out
     if wx:
         y = to_tensor(y)
-        return apply(op, to_tensor(x, _weak_dtype(weak_kind(x), y.dtype)), y)
+        return apply(op, to_tensor(x, weak_dtype(weak_kind(x), y.dtype)), y)
     if wy:
         x = to_tensor(x)
-        return apply(op, x, to_tensor(y, _weak_dtype(weak_kind(y), x.dtype)))
+        return apply(op, x, to_tensor(y, weak_dtype(weak_kind(y), x.dtype)))
     return apply(op, to_tensor(x), to_tensor(y))

@@ -1,5 +1,9 @@
 """Operators as primitive classes, MindSpore style: `ops.ExpandDims()(x, -1)`,
-`ops.ReduceSum(keep_dims=True)(x, axis)`, `ops.MatMul(transpose_b=True)(a, b)`."""
+`ops.ReduceSum(keep_dims=True)(x, axis)`, `ops.MatMul(transpose_b=True)(a, b)`.
+
+A primitive holds its construction arguments and, when called, applies the
+function of the same meaning in functional, so it behaves the same in both modes.
+"""
 from __future__ import annotations
 
 from ..ir import dtypes as dt
@@ -28,48 +32,62 @@ class Primitive:
         return self
 
 
-def _unary_prim(name, fn):
-    def __call__(self, x):
-        return fn(x)
-    globals()[name] = type(name, (Primitive,), {"__call__": __call__,
-                                                 "__doc__": f"{name}()(x)"})
+def _prim(name, fn, arity):
+    """A primitive class without construction arguments that applies fn."""
+    if arity == 1:
+        def __call__(self, x):
+            return fn(x)
+    else:
+        def __call__(self, x, y):
+            return fn(x, y)
+    globals()[name] = type(name, (Primitive,), {
+        "__call__": __call__, "__doc__": f"{name}()({'x' if arity == 1 else 'x, y'}): "
+                                         f"ops.{fn.__name__}"})
     __all__.append(name)
 
 
-def _binary_prim(name, fn):
-    def __call__(self, x, y):
-        return fn(x, y)
-    globals()[name] = type(name, (Primitive,), {"__call__": __call__,
-                                                 "__doc__": f"{name}()(x, y)"})
-    __all__.append(name)
-
-
-for _n, _f in {"Neg": F.neg, "Abs": F.abs, "Exp": F.exp, "Log": F.log, "Sqrt": F.sqrt,
-               "Rsqrt": F.rsqrt, "Sin": F.sin, "Cos": F.cos, "Tanh": F.tanh,
-               "Sigmoid": F.sigmoid, "ReLU": F.relu, "Square": F.square, "Floor": F.floor,
-               "Ceil": F.ceil, "Sign": F.sign, "LogicalNot": F.logical_not,
-               "ZerosLike": F.zeros_like, "OnesLike": F.ones_like, "IsNan": F.isnan}.items():
-    _unary_prim(_n, _f)
-
-for _n, _f in {"Add": F.add, "Sub": F.sub, "Mul": F.mul, "RealDiv": F.div, "Div": F.div,
-               "FloorDiv": F.floor_divide, "FloorMod": F.remainder, "Mod": F.remainder,
-               "Pow": F.pow, "Maximum": F.maximum, "Minimum": F.minimum, "Equal": F.equal,
-               "NotEqual": F.not_equal, "Less": F.less, "LessEqual": F.less_equal,
-               "Greater": F.greater, "GreaterEqual": F.greater_equal,
-               "LogicalAnd": F.logical_and, "LogicalOr": F.logical_or,
-               "BitwiseAnd": F.bitwise_and, "BitwiseOr": F.bitwise_or,
-               "BitwiseXor": F.bitwise_xor}.items():
-    _binary_prim(_n, _f)
+# Primitives without arguments: class name, the function it applies.
+_UNARY = {
+    "Neg": F.neg, "Abs": F.abs, "Exp": F.exp, "Log": F.log, "Log1p": F.log1p,
+    "Expm1": F.expm1, "Sqrt": F.sqrt, "Rsqrt": F.rsqrt, "Reciprocal": F.reciprocal,
+    "Sin": F.sin, "Cos": F.cos, "Tanh": F.tanh, "Sigmoid": F.sigmoid, "Erf": F.erf,
+    "ReLU": F.relu, "ReLU6": F.relu6, "Softplus": F.softplus, "Square": F.square,
+    "Floor": F.floor, "Ceil": F.ceil, "Round": F.round, "Trunc": F.trunc, "Sign": F.sign,
+    "LogicalNot": F.logical_not, "Invert": F.invert, "ZerosLike": F.zeros_like,
+    "OnesLike": F.ones_like, "IsNan": F.isnan, "IsInf": F.isinf, "IsFinite": F.isfinite,
+    "GeLU": F.gelu, "Flatten": F.flatten, "TensorShape": F.tensor_shape,
+    "DynamicShape": F.tensor_shape, "Shape": F.shape, "Rank": F.rank, "Size": F.size,
+}
+_BINARY = {
+    "Add": F.add, "Sub": F.sub, "Mul": F.mul, "RealDiv": F.div, "Div": F.div,
+    "FloorDiv": F.floor_divide, "FloorMod": F.remainder, "Mod": F.fmod,
+    "TruncateDiv": F.truncate_div, "Pow": F.pow,
+    "Maximum": F.maximum, "Minimum": F.minimum, "Equal": F.equal, "NotEqual": F.not_equal,
+    "Less": F.less, "LessEqual": F.less_equal, "Greater": F.greater,
+    "GreaterEqual": F.greater_equal, "LogicalAnd": F.logical_and, "LogicalOr": F.logical_or,
+    "LogicalXor": F.logical_xor, "BitwiseAnd": F.bitwise_and, "BitwiseOr": F.bitwise_or,
+    "BitwiseXor": F.bitwise_xor, "Tile": F.tile, "Reshape": F.reshape,
+    "Transpose": F.transpose, "ExpandDims": F.expand_dims, "Cast": F.cast,
+}
+for _n, _f in _UNARY.items():
+    _prim(_n, _f, 1)
+for _n, _f in _BINARY.items():
+    _prim(_n, _f, 2)
 
 
 class _Reduce(Primitive):
+    """ReduceX(keep_dims=False, skip_mode=False)(x, axis=()): all axes if axis is
+    empty, unless skip_mode, where an empty axis returns x itself."""
+
     _fn = None
 
-    def __init__(self, keep_dims=False):
-        super().__init__(keep_dims=keep_dims)
-        self.keep_dims = keep_dims
+    def __init__(self, keep_dims=False, skip_mode=False):
+        super().__init__(keep_dims=keep_dims, skip_mode=skip_mode)
+        self.keep_dims, self.skip_mode = keep_dims, skip_mode
 
     def __call__(self, x, axis=()):
+        if self.skip_mode and axis in ((), []):
+            return to_tensor(x)
         return type(self)._fn(x, axis, self.keep_dims)
 
 
@@ -102,20 +120,71 @@ class ReduceAny(_Reduce):
 
 
 class Argmax(Primitive):
+    """Argmax(axis=-1, output_type=int32)(x): the index of the maximum along axis."""
+
+    _op = "ArgMax"
+
     def __init__(self, axis=-1, output_type=dt.int32):
         super().__init__(axis=axis, output_type=output_type)
-        self.axis, self.output_type = axis, output_type
+        self.axis, self.output_type = axis, dt.as_dtype(output_type)
 
     def __call__(self, x):
-        return F.cast(F.argmax(x, self.axis), self.output_type)
+        return apply(self._op, to_tensor(x), axis=self.axis, output_type=self.output_type)
 
 
 class Argmin(Argmax):
+    """Argmin(axis=-1, output_type=int32)(x): the index of the minimum along axis."""
+
+    _op = "ArgMin"
+
+
+class ArgMaxWithValue(Primitive):
+    """ArgMaxWithValue(axis=0, keep_dims=False)(x) -> (index, values)."""
+
+    _fn = staticmethod(F.max)
+
+    def __init__(self, axis=0, keep_dims=False):
+        super().__init__(axis=axis, keep_dims=keep_dims)
+        self.axis, self.keep_dims = axis, keep_dims
+
     def __call__(self, x):
-        return F.cast(F.argmin(x, self.axis), self.output_type)
+        values, index = type(self)._fn(x, self.axis, self.keep_dims)
+        return index, values
+
+
+class ArgMinWithValue(ArgMaxWithValue):
+    """ArgMinWithValue(axis=0, keep_dims=False)(x) -> (index, values)."""
+
+    _fn = staticmethod(F.min)
+
+
+class _Scan(Primitive):
+    _op = ""
+
+    def __init__(self, exclusive=False, reverse=False):
+        super().__init__(exclusive=exclusive, reverse=reverse)
+        self.exclusive, self.reverse = bool(exclusive), bool(reverse)
+
+    def __call__(self, x, axis):
+        return apply(self._op, to_tensor(x), axis=axis, exclusive=self.exclusive,
+                     reverse=self.reverse)
+
+
+class CumSum(_Scan):
+    """CumSum(exclusive=False, reverse=False)(x, axis): running sum along axis."""
+
+    _op = "CumSum"
+
+
+class CumProd(_Scan):
+    """CumProd(exclusive=False, reverse=False)(x, axis): running product along axis."""
+
+    _op = "CumProd"
 
 
 class MatMul(Primitive):
+    """MatMul(transpose_a=False, transpose_b=False)(x, y)."""
+
     def __init__(self, transpose_a=False, transpose_b=False):
         super().__init__(transpose_a=transpose_a, transpose_b=transpose_b)
         self.transpose_a, self.transpose_b = transpose_a, transpose_b
@@ -126,15 +195,12 @@ class MatMul(Primitive):
 
 
 class BatchMatMul(MatMul):
-    pass
-
-
-class ExpandDims(Primitive):
-    def __call__(self, x, axis):
-        return F.expand_dims(x, axis)
+    """BatchMatMul(transpose_a=False, transpose_b=False)(x, y)."""
 
 
 class Squeeze(Primitive):
+    """Squeeze(axis=())(x): remove the size-1 dims in axis (all of them if empty)."""
+
     def __init__(self, axis=()):
         super().__init__(axis=axis)
         self.axis = axis
@@ -143,104 +209,141 @@ class Squeeze(Primitive):
         return F.squeeze(x, None if self.axis == () else self.axis)
 
 
-class Reshape(Primitive):
-    def __call__(self, x, shape):
-        return F.reshape(x, shape)
-
-
-class Transpose(Primitive):
-    def __call__(self, x, perm):
-        return F.transpose(x, perm)
-
-
-class Cast(Primitive):
-    def __call__(self, x, dtype):
-        return F.cast(x, dtype)
-
-
-class Concat(Primitive):
+class _AxisPrim(Primitive):
     def __init__(self, axis=0):
         super().__init__(axis=axis)
         self.axis = axis
+
+
+class Concat(_AxisPrim):
+    """Concat(axis=0)(tensors)."""
 
     def __call__(self, tensors):
         return F.concat(tensors, self.axis)
 
 
-class Stack(Primitive):
-    def __init__(self, axis=0):
-        super().__init__(axis=axis)
-        self.axis = axis
+class Stack(_AxisPrim):
+    """Stack(axis=0)(tensors)."""
 
     def __call__(self, tensors):
         return F.stack(tensors, self.axis)
 
 
-class Select(Primitive):
-    def __call__(self, cond, x, y):
-        return F.where(cond, x, y)
+class Unstack(_AxisPrim):
+    """Unstack(axis=0)(x): the slices of x along axis, as a tuple."""
+
+    def __call__(self, x):
+        return tuple(F.squeeze(p, self.axis) for p in F.split(x, 1, self.axis))
+
+
+class Split(Primitive):
+    """Split(axis=0, output_num=1)(x): output_num equal pieces along axis."""
+
+    def __init__(self, axis=0, output_num=1):
+        super().__init__(axis=axis, output_num=output_num)
+        self.axis, self.output_num = axis, output_num
+
+    def __call__(self, x):
+        x = to_tensor(x)
+        n = x.shape[self.axis]
+        if not isinstance(n, int) or n % self.output_num:
+            raise ValueError(f"Split: axis {self.axis} of size {n} does not split into "
+                             f"{self.output_num} equal pieces")
+        return F.split(x, n // self.output_num, self.axis)
 
 
 class Softmax(Primitive):
+    """Softmax(axis=-1)(x)."""
+
+    _fn = staticmethod(F.softmax)
+
     def __init__(self, axis=-1):
         super().__init__(axis=axis)
         self.axis = axis
 
     def __call__(self, x):
-        return F.softmax(x, self.axis)
+        return type(self)._fn(x, self.axis)
 
 
 class LogSoftmax(Softmax):
+    """LogSoftmax(axis=-1)(x)."""
+
+    _fn = staticmethod(F.log_softmax)
+
+
+class Elu(Primitive):
+    """Elu(alpha=1.0)(x)."""
+
+    def __init__(self, alpha=1.0):
+        super().__init__(alpha=alpha)
+        self.alpha = alpha
+
     def __call__(self, x):
-        return F.log_softmax(x, self.axis)
+        return F.elu(x, self.alpha)
+
+
+class OneHot(Primitive):
+    """OneHot(axis=-1)(indices, depth, on_value, off_value)."""
+
+    def __init__(self, axis=-1):
+        super().__init__(axis=axis)
+        self.axis = axis
+
+    def __call__(self, indices, depth, on_value, off_value):
+        return F.one_hot(indices, depth, on_value, off_value, self.axis)
+
+
+class AddN(Primitive):
+    """AddN()(tensors): their elementwise sum."""
+
+    def __call__(self, tensors):
+        tensors = list(tensors)
+        if not tensors:
+            raise ValueError("AddN needs at least one tensor")
+        out = tensors[0]
+        for t in tensors[1:]:
+            out = F.add(out, t)
+        return to_tensor(out)
+
+
+class Select(Primitive):
+    """Select()(cond, x, y)."""
+
+    def __call__(self, cond, x, y):
+        return F.where(cond, x, y)
 
 
 class Zeros(Primitive):
+    """Zeros()(size, type)."""
+
     def __call__(self, size, type=None):
         return F.zeros(size, type)
 
 
 class Ones(Primitive):
+    """Ones()(size, type)."""
+
     def __call__(self, size, type=None):
         return F.ones(size, type)
 
 
 class Fill(Primitive):
+    """Fill()(type, shape, value)."""
+
     def __call__(self, type, shape, value):
         return F.fill(type, shape, value)
 
 
 class Gather(Primitive):
+    """Gather()(params, indices, axis)."""
+
     def __call__(self, params, indices, axis=0):
         return F.gather(params, indices, axis)
 
 
-class Shape(Primitive):
-    def __call__(self, x):
-        return F.shape(x)
-
-
-class TensorShape(Primitive):
-    def __call__(self, x):
-        return F.tensor_shape(x)
-
-
-class Rank(Primitive):
-    def __call__(self, x):
-        return F.rank(x)
-
-
-class Size(Primitive):
-    def __call__(self, x):
-        return F.size(x)
-
-
-class Tile(Primitive):
-    def __call__(self, x, multiples):
-        return F.tile(x, multiples)
-
-
 class BroadcastTo(Primitive):
+    """BroadcastTo(shape)(x)."""
+
     def __init__(self, shape):
         super().__init__(shape=shape)
         self.shape = shape
@@ -250,7 +353,7 @@ class BroadcastTo(Primitive):
 
 
 __all__ += ["ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceAll",
-            "ReduceAny", "Argmax", "Argmin", "MatMul", "BatchMatMul", "ExpandDims", "Squeeze",
-            "Reshape", "Transpose", "Cast", "Concat", "Stack", "Select", "Softmax",
-            "LogSoftmax", "Zeros", "Ones", "Fill", "Gather", "Shape", "TensorShape", "Rank",
-            "Size", "Tile", "BroadcastTo"]
+            "ReduceAny", "Argmax", "Argmin", "ArgMaxWithValue", "ArgMinWithValue", "CumSum",
+            "CumProd", "MatMul", "BatchMatMul", "Squeeze", "Concat", "Stack", "Unstack",
+            "Split", "Softmax", "LogSoftmax", "Elu", "OneHot", "AddN", "Select", "Zeros",
+            "Ones", "Fill", "Gather", "BroadcastTo"]
