@@ -13,6 +13,7 @@ from .ir.errors import (GraphJitError, ShapeJoinError, TypeJoinError, Unsupporte
 from .context import GRAPH_MODE, PYNATIVE_MODE, set_context, get_context
 from .tensor import Tensor, TensorSpec
 from . import ops, nn
+from .initializer import set_seed, get_seed
 from .frontend.api import jit, jit_class, explain
 from .backend.compiled_model import compile, import_model, CompiledModel, InferRequest
 
@@ -25,6 +26,6 @@ __version__ = "0.1.0"
 
 __all__ = ["Tensor", "TensorSpec", "GRAPH_MODE", "PYNATIVE_MODE", "set_context",
            "get_context", "jit", "jit_class", "compile", "import_model", "explain",
-           "CompiledModel", "InferRequest", "nn", "ops", "bool_", "int8", "int16", "int32",
-           "int64", "uint8", "float16", "float32", "float64", "ShapeJoinError",
+           "CompiledModel", "InferRequest", "nn", "ops", "set_seed", "get_seed", "bool_",
+           "int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64", "ShapeJoinError",
            "TypeJoinError", "UnsupportedSyntaxError", "UndefinedVariableError"]

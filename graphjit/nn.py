@@ -1,12 +1,18 @@
-"""nn.Cell and its containers: models whose `construct` runs eagerly or as a graph."""
+"""nn.Cell, its containers and the common layers (Dense, activations, Flatten, Dropout):
+models whose `construct` runs eagerly or as a graph."""
 from __future__ import annotations
 
+import math
 from collections import OrderedDict
 
+from . import initializer as init
+from . import ops
 from .context import GRAPH_MODE, get_context
+from .ir.dtypes import float32
 
-__all__ = ["Cell", "CellList", "SequentialCell", "ReLU", "Sigmoid", "Tanh", "Softmax",
-           "Flatten", "Identity"]
+__all__ = ["Cell", "CellList", "SequentialCell", "ReLU", "ReLU6", "Sigmoid", "Tanh", "SiLU",
+           "LeakyReLU", "ELU", "GELU", "Softplus", "Softmax", "LogSoftmax", "Flatten",
+           "Identity", "Dropout", "Dense", "get_activation"]
 
 
 class Cell:
@@ -154,23 +160,74 @@ class SequentialCell(Cell):
 
 
 class _Activation(Cell):
-    _fn_name = ""
+    """An activation: construct applies `_fn`, an ops function (called directly)."""
+
+    _fn = None
 
     def construct(self, x):
-        from . import ops
-        return getattr(ops, self._fn_name)(x)
+        return self._fn(x)
 
 
 class ReLU(_Activation):
-    _fn_name = "relu"
+    _fn = staticmethod(ops.relu)
+
+
+class ReLU6(_Activation):
+    _fn = staticmethod(ops.relu6)
 
 
 class Sigmoid(_Activation):
-    _fn_name = "sigmoid"
+    _fn = staticmethod(ops.sigmoid)
 
 
 class Tanh(_Activation):
-    _fn_name = "tanh"
+    _fn = staticmethod(ops.tanh)
+
+
+class SiLU(_Activation):
+    _fn = staticmethod(ops.silu)
+
+
+class LeakyReLU(Cell):
+    """x where x >= 0, else alpha * x."""
+
+    def __init__(self, alpha=0.2):
+        super().__init__()
+        self.alpha = alpha
+
+    def construct(self, x):
+        return ops.leaky_relu(x, self.alpha)
+
+
+class ELU(Cell):
+    """x where x > 0, else alpha * (exp(x) - 1)."""
+
+    def __init__(self, alpha=1.0):
+        super().__init__()
+        self.alpha = alpha
+
+    def construct(self, x):
+        return ops.elu(x, self.alpha)
+
+
+class GELU(Cell):
+    """x * Phi(x); approximate=True uses the tanh form (MindSpore's default)."""
+
+    def __init__(self, approximate=True):
+        super().__init__()
+        self.approximate = "tanh" if approximate else "none"
+
+    def construct(self, x):
+        return ops.gelu(x, self.approximate)
+
+
+class Softplus(Cell):
+    def __init__(self, beta=1, threshold=20):
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+
+    def construct(self, x):
+        return ops.softplus(x, self.beta, self.threshold)
 
 
 class Softmax(Cell):
@@ -179,16 +236,103 @@ class Softmax(Cell):
         self.axis = axis
 
     def construct(self, x):
-        from . import ops
         return ops.softmax(x, self.axis)
 
 
-class Flatten(Cell):
+class LogSoftmax(Cell):
+    def __init__(self, axis=-1):
+        super().__init__()
+        self.axis = axis
+
     def construct(self, x):
-        from . import ops
-        return ops.reshape(x, (x.shape[0], -1))
+        return ops.log_softmax(x, self.axis)
+
+
+class Flatten(Cell):
+    """Merge every dim after the first (works with an unknown batch dim)."""
+
+    def __init__(self, start_dim=1, end_dim=-1):
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def construct(self, x):
+        return ops.flatten(x, start_dim=self.start_dim, end_dim=self.end_dim)
 
 
 class Identity(Cell):
     def construct(self, x):
         return x
+
+
+class Dropout(Cell):
+    """Dropout for inference: the identity unless the Cell is training (set_train()),
+    which graphjit does not support (random masks differ between the two modes)."""
+
+    def __init__(self, keep_prob=None, p=None, dtype=None):
+        super().__init__()
+        if p is None:
+            p = 0.5 if keep_prob is None else 1.0 - keep_prob
+        if not 0.0 <= p < 1.0:
+            raise ValueError(f"Dropout: p must be in [0, 1), got {p}")
+        self.p = float(p)
+
+    def construct(self, x):
+        if self.training and self.p > 0.0:
+            raise NotImplementedError("nn.Dropout in training mode is not supported; call "
+                                      "set_train(False) to run the model for inference")
+        return x
+
+
+# Activation names (nn.get_activation, Dense's `activation=`) and their Cells.
+_ACTIVATIONS = {"relu": ReLU, "relu6": ReLU6, "sigmoid": Sigmoid, "tanh": Tanh,
+                "silu": SiLU, "leakyrelu": LeakyReLU, "elu": ELU, "gelu": GELU,
+                "softplus": Softplus, "softmax": Softmax, "logsoftmax": LogSoftmax}
+
+
+def get_activation(name):
+    """The activation Cell of this name ('relu', 'gelu', ...); None gives None."""
+    if name is None:
+        return None
+    cls = _ACTIVATIONS.get(str(name).lower())
+    if cls is None:
+        raise KeyError(f"unknown activation '{name}'; use one of {', '.join(_ACTIVATIONS)}")
+    return cls()
+
+
+class Dense(Cell):
+    """Fully connected layer: activation(x @ weight.T + bias), weight of shape
+    (out_channels, in_channels).
+
+    weight_init and bias_init take a Tensor or numpy array, a number, an initializer
+    name ('normal', 'uniform', 'zeros', 'ones', 'he_uniform', 'xavier_uniform') or an
+    Initializer; by default weight is HeUniform(sqrt(5)) and bias U(-1/sqrt(in),
+    1/sqrt(in)), as MindSpore, drawn from the generator `ms.set_seed` seeds.
+    """
+
+    def __init__(self, in_channels, out_channels, weight_init=None, bias_init=None,
+                 has_bias=True, activation=None, dtype=float32):
+        super().__init__()
+        for name, v in (("in_channels", in_channels), ("out_channels", out_channels)):
+            if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
+                raise TypeError(f"Dense: {name} must be a positive int, got {v!r}")
+        self.in_channels, self.out_channels = in_channels, out_channels
+        if weight_init is None:
+            weight_init = init.HeUniform(math.sqrt(5))
+        self.weight = init.initializer(weight_init, (out_channels, in_channels), dtype)
+        self.has_bias = bool(has_bias)
+        self.bias = None
+        if self.has_bias:
+            if bias_init is None:
+                bias_init = init.Uniform(1.0 / math.sqrt(in_channels))
+            self.bias = init.initializer(bias_init, (out_channels,), dtype)
+        self.activation = get_activation(activation) if isinstance(activation, str) \
+            else activation
+        self.matmul = ops.MatMul(transpose_b=True)
+
+    def construct(self, x):
+        out = self.matmul(x, self.weight)
+        if self.has_bias:
+            out = out + self.bias
+        if self.activation is not None:
+            out = self.activation(out)
+        return out
