@@ -14,6 +14,7 @@ import numpy as np
 from ..context import PYNATIVE_MODE, get_context, set_context
 from ..ir.errors import EquivalenceError, GraphJitError, UnsupportedSyntaxError
 from ..ir.graph import Graph
+from ..ir.dtypes import as_dtype
 from ..ir.types import TensorType, format_shape
 from ..ir.verifier import verify
 from ..tensor import Tensor, TensorSpec
@@ -287,21 +288,39 @@ def build_entry(fn, self_obj, args, kwargs, key, tensors, name, reason) -> Cache
                       [(p, str(t)) for p, _, t in tensors])
 
 
-def _diff_reason(old: Optional[CacheEntry], key, names) -> str:
-    if old is None:
+def _diff_reason(entries: List[CacheEntry], key, names) -> str:
+    """Why key needs a new graph: what differs from the closest cached signature."""
+    if not entries:
         return "first call"
-    for i, (a, b) in enumerate(zip(old.key, key)):
-        if a != b:
+    best = None
+    for e in entries:
+        if len(e.key) != len(key):
+            continue
+        diffs = []
+        for i, (a, b) in enumerate(zip(e.key, key)):
+            if a == b:
+                continue
             label = names[i] if i < len(names) else f"argument {i}"
-            return f"{label} changed: {_desc(a)} -> {_desc(b)}"
-    if len(old.key) != len(key):
-        return f"the number of arguments changed: {len(old.key)} -> {len(key)}"
-    return "a guarded attribute changed"
+            what = ""
+            if _is_tensor_key(a) and _is_tensor_key(b):
+                what = " dtype" if a[1] != b[1] else " shape"
+            elif a[0] == b[0] == "C":
+                what = " value"
+            diffs.append(f"{label} changed{what}: {_desc(a)} -> {_desc(b)}")
+        if best is None or len(diffs) < len(best):
+            best = diffs
+    if best is None:
+        return f"the number of arguments changed: {len(entries[-1].key)} -> {len(key)}"
+    return "; ".join(best)
+
+
+def _is_tensor_key(k) -> bool:
+    return isinstance(k, tuple) and bool(k) and k[0] == "T"
 
 
 def _desc(k) -> str:
-    if isinstance(k, tuple) and k and k[0] == "T":
-        return f"tensor {k[1]}{format_shape(k[2])}"
+    if _is_tensor_key(k):
+        return str(TensorType(as_dtype(k[1]), k[2]))
     if isinstance(k, tuple) and k and k[0] == "C":
         return f"{k[1]} {k[2]!r}"
     return repr(k)
@@ -331,8 +350,7 @@ def get_entry(owner, fn, self_obj, args, kwargs, specs, name) -> Tuple[CacheEntr
         if candidates:
             reason = _guard_reason(list(candidates))
         else:
-            reason = _diff_reason(cache.order[-1] if cache.order else None, key,
-                                  names + sorted(kwargs))
+            reason = _diff_reason(cache.order, key, names + sorted(kwargs))
         entry = build_entry(fn, self_obj, args, kwargs, key, tensors, name, reason)
         cache.entries.setdefault(key, []).append(entry)
         cache.order.append(entry)

@@ -55,7 +55,7 @@ class Compiler:
         self.depth = 0
         self.records: List[Any] = []       # explain records (control_flow.Record)
         self.guards: List[tuple] = []      # (object, attribute, kind, value)
-        self.created: set = set()          # ids of objects created while building
+        self.created: Dict[int, Any] = {}  # objects created while building, by id
         self.warnings: List[str] = []
 
     def record(self, rec):
@@ -107,9 +107,10 @@ class FunctionBuilder:
 
     def __init__(self, compiler: Compiler, src: FunctionSource, env: Dict[str, Any],
                  globals_: Dict[str, Any], closure: Dict[str, Any],
-                 enclosing: Optional["FunctionBuilder"] = None):
+                 enclosing: Optional["FunctionBuilder"] = None, node=None):
         self.c = compiler
         self.src = src
+        self.node = src.node if node is None else node
         self.env = env
         self.locs: Dict[str, Any] = {}
         self.globals = globals_
@@ -119,7 +120,7 @@ class FunctionBuilder:
 
     # -- entry -------------------------------------------------------------------------------
     def run(self):
-        node = self.src.node
+        node = self.node
         if isinstance(node, ast.Lambda):
             return self.eval(node.body)
         self.env[RET] = False
@@ -274,25 +275,14 @@ class FunctionBuilder:
         return list(value)
 
     def set_attr(self, obj, attr, value, stmt):
-        if id(obj) in self.c.created or not _is_graph_arg(value):
-            if id(obj) not in self.c.created and not isinstance(value, (
-                    bool, int, float, str, type(None), tuple)):
-                raise UnsupportedSyntaxError(
-                    f"setting attribute '{attr}' of {type(obj).__name__} inside a compiled "
-                    f"function", loc=self.loc(stmt),
-                    hint="keep the value in a local variable and return it; graph mode does "
-                         "not change Python objects")
-            if id(obj) not in self.c.created:
-                raise UnsupportedSyntaxError(
-                    f"setting attribute '{attr}' of {type(obj).__name__} inside a compiled "
-                    f"function would happen once at build time, not at every call",
-                    loc=self.loc(stmt), hint="set it in __init__, or keep it in a local "
-                                             "variable")
+        if id(obj) in self.c.created:      # made by this function: its state is ours
             setattr(obj, attr, value)
             return
         raise UnsupportedSyntaxError(
-            f"storing a tensor value in attribute '{attr}' of {type(obj).__name__}",
-            loc=self.loc(stmt), hint="keep it in a local variable and return it")
+            f"setting attribute '{attr}' of {type(obj).__name__} inside a compiled function "
+            f"(it would change once, while the graph is built, not at every call)",
+            loc=self.loc(stmt), hint="set it in __init__, or keep the value in a local "
+                                     "variable and return it")
 
     def setitem(self, target, obj, key, value, stmt):
         from .. import ops
@@ -711,7 +701,7 @@ class FunctionBuilder:
     def call_local(self, f: LocalFunction, args, kwargs):
         node = f.node
         env = _bind_ast_args(node.args, args, kwargs, f.defaults, f.kw_defaults, f.__name__)
-        sub = FunctionBuilder(self.c, self.src, env, self.globals, {}, enclosing=self)
+        sub = FunctionBuilder(self.c, self.src, env, self.globals, {}, enclosing=self, node=node)
         if isinstance(node, ast.Lambda):
             return sub.eval(node.body)
         self.c.depth += 1

@@ -184,7 +184,7 @@ def _super(b, args, kwargs, node):
     if args:
         return super(*args)
     cls = b.closure.get("__class__")
-    names = [a.arg for a in b.src.node.args.args] if hasattr(b.src.node, "args") else []
+    names = [a.arg for a in b.node.args.args] if hasattr(b.node, "args") else []
     if cls is None or not names:
         raise UnsupportedSyntaxError("super() without arguments needs the method's class",
                                      loc=b.loc(node), hint="write super(ClassName, self)")
@@ -275,13 +275,13 @@ def call(b, func, args, kwargs, node):
                 and func.__init__ is not object.__init__ and isinstance(
                     func.__init__, types.FunctionType) and not issubclass(func, Cell):
             obj = func.__new__(func)
-            b.c.created.add(id(obj))
+            b.c.created[id(obj)] = obj
             init = func.__init__
             if isinstance(init, types.FunctionType) and not _is_internal(init):
                 build_function(b.c, init, args, kwargs, self_obj=obj)
             return obj
         obj = func(*args, **kwargs)
-        b.c.created.add(id(obj))
+        b.c.created[id(obj)] = obj
         return obj
     if _is_numpy_callable(func) and (_is_graph_arg(args) or _is_graph_arg(kwargs)):
         return _numpy_call(b, func, args, kwargs, node)

@@ -317,6 +317,8 @@ def branch(b: FunctionBuilder, cond: GraphTensor, then_fn: Callable, else_fn: Ca
     env0, locs0 = b.env, b.locs
     lists = _lists_in(env0)
     saved_lists = [list(l) for l in lists]
+    objs = [o for o in b.c.created.values() if hasattr(o, "__dict__")]
+    saved_attrs = [dict(vars(o)) for o in objs]
     results = []
     for i, fn in enumerate((then_fn, else_fn)):
         ctx = GraphContext(Graph(("then" if i == 0 else "else")), parent=outer)
@@ -328,10 +330,15 @@ def branch(b: FunctionBuilder, cond: GraphTensor, then_fn: Callable, else_fn: Ca
             after = [list(l) for l in lists]
             for l, old in zip(lists, saved_lists):
                 l[:] = old
+            attrs = [dict(vars(o)) for o in objs]
+            for o, old in zip(objs, saved_attrs):
+                vars(o).clear()
+                vars(o).update(old)
             env_i, locs_i = b.env, b.locs
             b.env, b.locs = env0, locs0
-        results.append((ctx, env_i, locs_i, value, after))
-    (ctx_t, env_t, locs_t, val_t, lists_t), (ctx_e, env_e, locs_e, val_e, lists_e) = results
+        results.append((ctx, env_i, locs_i, value, after, attrs))
+    (ctx_t, env_t, locs_t, val_t, lists_t, attrs_t), \
+        (ctx_e, env_e, locs_e, val_e, lists_e, attrs_e) = results
 
     pairs: List[_Pair] = []
     merged, merged_locs = {}, {}
@@ -379,16 +386,32 @@ def branch(b: FunctionBuilder, cond: GraphTensor, then_fn: Callable, else_fn: Ca
         list_templates.append((l, [join_trees(f"{name}[{i}]", x, y, pairs, side_names,
                                               (None, None), loc)
                                    for i, (x, y) in enumerate(zip(ta, tb))]))
+    attr_templates = []
+    for o, ta, tb in zip(objs, attrs_t, attrs_e):
+        for attr in list(ta) + [a for a in tb if a not in ta]:
+            x, y = ta.get(attr, _MISSING), tb.get(attr, _MISSING)
+            if x is y:
+                continue
+            label = f"{type(o).__name__}.{attr}"
+            attr_templates.append((o, attr, join_trees(
+                label, Undefined(label) if x is _MISSING else x,
+                Undefined(label) if y is _MISSING else y, pairs, side_names, (None, None),
+                loc)))
     expr_template = None
     if val_t is not None or val_e is not None:
         expr_template = join_trees("the expression", val_t, val_e, pairs, side_names,
                                    (None, None), loc)
 
+    def store_objects(outs):
+        for l, tmpl in list_templates:
+            l[:] = fill_holes(tmpl, outs)
+        for o, attr, tmpl in attr_templates:
+            setattr(o, attr, fill_holes(tmpl, outs))
+
     if not pairs:
         b.env = merged
         b.locs.update(merged_locs)
-        for l, tmpl in list_templates:
-            l[:] = tmpl
+        store_objects(())
         return expr_template
     for ctx, side in ((ctx_t, "a"), (ctx_e, "b")):
         with ctx:
@@ -401,8 +424,7 @@ def branch(b: FunctionBuilder, cond: GraphTensor, then_fn: Callable, else_fn: Ca
     outs = [GraphTensor(v, weak=p.weak) for v, p in zip(node.outputs, pairs)]
     b.env = {k: fill_holes(v, outs) for k, v in merged.items()}
     b.locs.update(merged_locs)
-    for l, tmpl in list_templates:
-        l[:] = fill_holes(tmpl, outs)
+    store_objects(outs)
     return None if expr_template is None else fill_holes(expr_template, outs)
 
 

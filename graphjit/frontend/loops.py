@@ -476,6 +476,8 @@ def _loop_pass(b, node, kind, spec, names, st, appended, has_ret, outer) -> _Pas
     env.update(collectors)
     b.env, b.locs = env, dict(locs0)
     b.loop_depth += 1
+    objs = [o for o in b.c.created.values() if hasattr(o, "__dict__")]
+    saved_attrs = [dict(vars(o)) for o in objs]
     try:
         with ctx:
             if kind == "for":
@@ -505,7 +507,18 @@ def _loop_pass(b, node, kind, spec, names, st, appended, has_ret, outer) -> _Pas
                     c = ops.logical_and(c, x)
                 cond = c
             exit_env, exit_locs = b.env, b.locs
+            for o, old in zip(objs, saved_attrs):
+                changed = [a for a in vars(o) if vars(o)[a] is not old.get(a, _MISSING)]
+                if changed:
+                    raise UnsupportedSyntaxError(
+                        f"attribute '{changed[0]}' of a {type(o).__name__} object changes "
+                        f"inside a loop that depends on a tensor value",
+                        loc=b.loc(node), hint="keep the value in a local variable inside the "
+                                              "loop and store it on the object after the loop")
     finally:
+        for o, old in zip(objs, saved_attrs):
+            vars(o).clear()
+            vars(o).update(old)
         b.env, b.locs = env0, locs0
         b.loop_depth -= 1
     collected = {n: list(list.__iter__(c)) for n, c in collectors.items()}

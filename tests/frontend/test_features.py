@@ -1,0 +1,286 @@
+"""Front-end features beyond control flow: folding, calls, dynamic shapes, the compile
+cache, modes, jit_class."""
+import warnings
+
+import numpy as np
+import pytest
+
+import graphjit as ms
+from graphjit import nn, ops
+from helpers import run_both
+
+f32 = np.float32
+
+
+def vec(*xs):
+    return ms.Tensor(np.asarray(xs, f32))
+
+
+def ops_in(graph):
+    return [n.op for n in graph.walk()]
+
+
+# -- constant folding -------------------------------------------------------------------------
+class Folding(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.flag = False
+        self.scale = 3
+        self.layers = [1, 2]
+        self.bias = None
+        self.table = {"a": 1.0, "b": 2.0}
+
+    def construct(self, x):
+        if self.flag:
+            x = x * 100
+        if self.bias is None:
+            x = x + 1
+        if isinstance(x, ms.Tensor) and len(self.layers) == 2 and x.shape[0] > 1:
+            x = x * self.scale
+        for k, v in self.table.items():
+            x = x + v
+        return x
+
+
+def test_constant_conditions_fold_without_control_flow_nodes():
+    g, _ = run_both(lambda: Folding(), vec(1.0, 2.0))
+    net = Folding()
+    net(vec(1.0, 2.0))
+    graph = net.compile_cache()[0].graph
+    assert "If" not in ops_in(graph) and "Loop" not in ops_in(graph)
+
+
+# -- calls -------------------------------------------------------------------------------------
+def module_helper(x, k):
+    if x.sum() > k:
+        return x - k
+    return x + k
+
+
+def make_scale():
+    return 2.5
+
+
+class Calls(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.inner = nn.SequentialCell([nn.ReLU(), nn.Tanh()])
+
+    def method(self, x):
+        return x * 2
+
+    def construct(self, x):
+        factor = make_scale()            # constant arguments: runs as Python
+        offset = 0.5
+
+        def closure(v):
+            return v + offset
+
+        y = closure(self.method(x)) * factor
+        y = module_helper(y, 1.0)
+        return self.inner(y)
+
+
+def test_calls_are_built_from_source():
+    for v in ([1.0, -2.0], [-3.0, -4.0]):
+        run_both(lambda: Calls(), vec(*v))
+
+
+# -- nested constructs ------------------------------------------------------------------------
+def if_in_for_in_while(x, n):
+    i = 0
+    while i < n:
+        for j in range(2):
+            if (x + j).sum() > 3:
+                x = x - 1
+            else:
+                x = x + 2
+        i = i + 1
+    return x
+
+
+def break_in_if_in_for(x):
+    for row in ops.stack([x, x * 2, x * 3]):
+        if row.sum() > 5:
+            x = x + row
+            break
+        x = x - 1
+    return x
+
+
+def return_in_while(x, n):
+    while n > 0:
+        n = n - 1
+        if x.sum() > 4:
+            return x * 10
+        x = x + 1
+    return x
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_nested_constructs(n):
+    t = ms.Tensor(np.array(n, np.int32))
+    for v in ([0.5, 0.5], [3.0, 2.0]):
+        run_both(lambda: if_in_for_in_while, vec(*v), t)
+        run_both(lambda: break_in_if_in_for, vec(*v))
+        run_both(lambda: return_in_while, vec(*v), t)
+
+
+# -- long constant loops ------------------------------------------------------------------------
+def long_loop(x):
+    for i in range(1000):
+        x = x * 0.999 + i * 0.001
+    return x
+
+
+def long_loop_needs_python_index(x):
+    table = [float(k) for k in range(300)]
+    out = x
+    for i in range(300):
+        out = out + table[i]
+    return out
+
+
+def test_long_constant_loop_becomes_a_loop():
+    ms.set_context(max_unroll=100)
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        run_both(lambda: long_loop, vec(1.0))
+        f = ms.jit(long_loop)
+        f(vec(1.0))
+    graph = f.compile_cache()[0].graph
+    assert "Loop" in ops_in(graph)
+    rep = str(ms.explain(f, vec(1.0)))
+    assert "max_unroll=100" in rep
+
+
+def test_long_loop_whose_body_needs_python_ints_still_works():
+    ms.set_context(max_unroll=100)
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        run_both(lambda: long_loop_needs_python_index, vec(1.0))
+
+
+# -- dynamic shapes ---------------------------------------------------------------------------
+class Dyn(nn.Cell):
+    def construct(self, x):
+        if x.shape[0] > 2:
+            y = x[:2] * 2
+        else:
+            y = x[:2] + 1
+        return y.sum(), x.shape[0]
+
+
+def test_set_inputs_makes_dims_unknown_and_conditions_variable():
+    net = Dyn()
+    net.set_inputs(ms.Tensor(shape=[None, 4], dtype=ms.float32))
+    a = net(ms.Tensor(np.ones((3, 4), f32)))
+    b = net(ms.Tensor(np.ones((1, 4), f32)))
+    assert len(net.compile_cache()) == 1
+    graph = net.compile_cache()[0].graph
+    assert str(graph.params[0].type) == "f32[?,4]"
+    assert "If" in ops_in(graph)
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    ea, eb = Dyn()(ms.Tensor(np.ones((3, 4), f32))), Dyn()(ms.Tensor(np.ones((1, 4), f32)))
+    assert float(a[0]) == float(ea[0]) and float(b[0]) == float(eb[0])
+    assert int(a[1]) == ea[1] == 3 and int(b[1]) == eb[1] == 1
+
+
+def test_set_inputs_rejects_a_tensor_of_the_wrong_rank():
+    net = Dyn()
+    net.set_inputs(ms.Tensor(shape=[None, 4], dtype=ms.float32))
+    with pytest.raises(ValueError, match="set_inputs"):
+        net(ms.Tensor(np.ones((3, 5), f32)))
+
+
+def rank_agnostic(x):
+    return x * 2 + 1
+
+
+def test_tensorspec_unknown_rank():
+    model = ms.compile(rank_agnostic, ms.TensorSpec(None, ms.float32))
+    assert str(model.graph.params[0].type) == "f32[*]"
+    out = model(ms.Tensor(np.ones((2, 3), f32)))
+    assert out.shape == (2, 3) and float(out.asnumpy()[0, 0]) == 3.0
+
+
+# -- the compile cache -------------------------------------------------------------------------
+def scaled(x, k):
+    return x * k
+
+
+def test_cache_per_signature_and_reasons():
+    f = ms.jit(scaled)
+    f(vec(1.0), 2)
+    f(vec(2.0), 2)
+    assert len(f.compile_cache()) == 1
+    f(vec(1.0, 2.0), 2)
+    f(vec(1.0), 3)
+    entries = f.compile_cache()
+    assert len(entries) == 3
+    assert "first call" in entries[0].reason
+    assert "shape" in entries[1].reason or "f32[2]" in entries[1].reason
+    assert "k changed" in entries[2].reason
+
+
+class Flagged(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.double = False
+
+    def construct(self, x):
+        if self.double:
+            return x * 2
+        return x
+
+
+def test_changed_attribute_recompiles():
+    net = Flagged()
+    assert float(net(vec(3.0)).asnumpy()[0]) == 3.0
+    net.double = True
+    assert float(net(vec(3.0)).asnumpy()[0]) == 6.0
+    assert "double" in net.compile_cache()[-1].reason
+
+
+# -- modes ------------------------------------------------------------------------------------------
+def test_jit_compiles_in_pynative_mode_too():
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    f = ms.jit(scaled)
+    f(vec(1.0), 2)
+    assert len(f.compile_cache()) == 1
+
+
+@ms.jit
+class AlwaysGraph(nn.Cell):
+    def construct(self, x):
+        return x + 1
+
+
+def test_jit_on_a_cell_class():
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    net = AlwaysGraph()
+    net(vec(1.0))
+    assert len(net.compile_cache()) == 1
+
+
+@ms.jit_class
+class Accumulator:
+    def __init__(self, start):
+        self.total = start
+
+    def add(self, v):
+        if v.sum() > 0:
+            self.total = self.total + v
+        return self.total
+
+
+class UsesJitClass(nn.Cell):
+    def construct(self, x, y):
+        acc = Accumulator(x)
+        acc.add(y)
+        return acc.add(y * 2)
+
+
+def test_jit_class_instances_in_construct():
+    run_both(lambda: UsesJitClass(), vec(1.0, 2.0), vec(0.5, 0.5))
+    run_both(lambda: UsesJitClass(), vec(1.0, 2.0), vec(-0.5, -0.5))
