@@ -120,7 +120,23 @@ class EquivalenceError(GraphJitError, AssertionError):
 
 
 class ModelFileError(GraphJitError, ValueError):
-    """An exported model file is damaged or not a graphjit model."""
+    """An exported model file is damaged or not a graphjit model.
+
+    Args:
+        message: what is wrong.
+        path: the file (or a description of the stream) being read.
+        part: where in the file: `graph.json`, `arrays/3.npy`, or a path through
+            the graph such as `graph 'Net' > node 4 (Loop) > attribute 'body'`.
+    """
+
+    def __init__(self, message: str = "", *, path=None, part: Optional[str] = None, **kw):
+        self.path = path
+        self.part = part
+        self.reason = message
+        headline = f"{part}: {message}" if part else message
+        if path is not None:
+            headline = f"cannot load the graphjit model file '{path}': {headline}"
+        GraphJitError.__init__(self, headline, **kw)
 
 
 def _install_str(cls):
