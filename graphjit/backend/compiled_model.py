@@ -1,18 +1,93 @@
 """The compiled model (OpenVINO's ExecutableNetwork): compile once, run through any
-number of infer requests, synchronously or asynchronously, export and import."""
+number of infer requests, synchronously or asynchronously, export and import.
+
+    model = ms.compile(net, ms.TensorSpec((None, 3), ms.float32))
+    print(model.graph)
+    req = model.create_infer_request()
+    outs = req.infer([x])                    # a list of numpy arrays
+    req.set_callback(lambda r: print(r.outputs))
+    req.start_async([x])
+    outs = req.wait()
+    model.export("net.gjm")
+    again = ms.import_model("net.gjm")
+
+What is shared: the graph, the plan (the generated function and its kernels) and
+the graph's constants belong to the model and are never written after compile.
+Each run keeps its values in its own frame of the generated function, and each
+request keeps its own outputs: an output that would alias a constant, an input or
+another output is copied, so writing into an output never changes the model or
+another result.
+"""
 from __future__ import annotations
 
+import itertools
+import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import numpy as np
 
-
+from ..ir.errors import ModelFileError
 from ..ir.graph import Graph
+from ..ir.types import TensorType, format_shape
 from .executor import compile_graph
 
 __all__ = ["CompiledModel", "InferRequest", "compile", "import_model"]
+
+
+# -- configuration and metrics (tables, one entry per key) -------------------------------------
+def _check_streams(v):
+    if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+        raise ValueError(f"NUM_STREAMS must be a positive int, got {v!r}")
+    return v
+
+
+def _check_hint(v):
+    if v not in ("LATENCY", "THROUGHPUT"):
+        raise ValueError(f"PERFORMANCE_HINT must be 'LATENCY' or 'THROUGHPUT', got {v!r}")
+    return v
+
+
+# key -> (default, check): NUM_STREAMS is the number of threads that run async requests.
+_CONFIG: Dict[str, tuple] = {
+    "NUM_STREAMS": (lambda: max(1, os.cpu_count() or 1), _check_streams),
+    "PERFORMANCE_HINT": (lambda: "LATENCY", _check_hint),
+}
+
+_METRICS: Dict[str, Callable[["CompiledModel"], Any]] = {
+    "NETWORK_NAME": lambda m: m.name,
+    "OPTIMAL_NUMBER_OF_INFER_REQUESTS": lambda m: m._config["NUM_STREAMS"],
+    "SUPPORTED_METRICS": lambda m: list(_METRICS),
+    "SUPPORTED_CONFIG_KEYS": lambda m: list(_CONFIG),
+    "NUMBER_OF_NODES": lambda m: sum(1 for _ in m.graph.walk()),
+    "INPUTS": lambda m: [(name, str(t)) for name, t in m._inputs],
+    "OUTPUTS": lambda m: [str(r.type) for r in m.graph.results],
+}
+
+
+def _make_config(config: Optional[dict]) -> Dict[str, Any]:
+    """Defaults overridden by `config`, every value checked."""
+    if config is not None and not isinstance(config, dict):
+        raise TypeError(f"config must be a dict, got {type(config).__name__}")
+    out = {k: default() for k, (default, _) in _CONFIG.items()}
+    for k, v in (config or {}).items():
+        if k not in _CONFIG:
+            raise ValueError(f"unknown config key {k!r}; the keys are {', '.join(_CONFIG)}")
+        out[k] = _CONFIG[k][1](v)
+    return out
+
+
+def _shared_ids(graph: Graph) -> frozenset:
+    """ids of the constant arrays of a graph (and of the arrays they view)."""
+    ids = set()
+    for node in graph.walk():
+        if node.op == "Const":
+            v = node.attrs["value"]
+            ids.add(id(v))
+            if v.base is not None:
+                ids.add(id(v.base))
+    return frozenset(ids)
 
 
 class CompiledModel:
@@ -20,171 +95,453 @@ class CompiledModel:
 
     Args:
         graph: the IR graph (its params are the model's tensor inputs).
-        name: the network's name (metric NETWORK_NAME).
-        runner: optional callable turning user inputs into outputs, used when the
-            model was compiled from a Cell or function (it handles constants and
-            output structure); plain graphs take and give arrays.
-        config: configuration it was compiled with.
+        name: the network's name (metric NETWORK_NAME); defaults to the graph's.
+        runner: optional callable turning user inputs into outputs, used by
+            `model(...)` when the model was compiled from a Cell or function (it
+            handles Python-constant arguments and the output structure). Infer
+            requests and imported models take and give arrays, one per graph
+            parameter and result.
+        config: configuration keys (see SUPPORTED_CONFIG_KEYS) overriding the defaults.
+        source: the Cell or function it was compiled from, if any.
+
+    Raises:
+        ValueError / TypeError: an unknown config key or a bad value.
     """
 
     def __init__(self, graph: Graph, name: Optional[str] = None, runner: Callable = None,
                  config: Optional[dict] = None, source=None):
         self.graph = graph
         self.name = name or graph.name
-        self._plan = compile_graph(graph)
+        self.source = source
+        self._user_config = dict(config or {})
+        self._config = _make_config(config)
         self._runner = runner
-        self._config = {"NUM_STREAMS": 2, "PERFORMANCE_HINT": "LATENCY"}
-        self._config.update(config or {})
+        self._plan = compile_graph(graph)
+        self._inputs = tuple((p.name or f"input{i}", p.type)
+                             for i, p in enumerate(graph.params))
+        self._const_ids = _shared_ids(graph)
         self._pool: Optional[ThreadPoolExecutor] = None
         self._pool_lock = threading.Lock()
-        self._requests = 0
-        self.source = source
+        self._request_ids = itertools.count(1)
 
-    # -- running -------------------------------------------------------------------------
+    # -- running -------------------------------------------------------------------------------
+    def _prepare(self, inputs) -> List[np.ndarray]:
+        """The checked input arrays, in parameter order.
+
+        Raises:
+            TypeError: wrong number of inputs, or a wrong dtype.
+            ValueError: a wrong shape, or dict keys that name no input.
+        """
+        if isinstance(inputs, dict):
+            names = [n for n, _ in self._inputs]
+            unknown = sorted(set(map(str, inputs)) - set(names))
+            missing = [n for n in names if n not in inputs]
+            if unknown or missing:
+                raise ValueError(f"model '{self.name}' has the inputs {names}; "
+                                 + (f"missing {missing}" if missing else "")
+                                 + ("; " if missing and unknown else "")
+                                 + (f"unknown {unknown}" if unknown else ""))
+            inputs = [inputs[n] for n in names]
+        elif not isinstance(inputs, (list, tuple)):
+            inputs = [inputs]
+        if len(inputs) != len(self._inputs):
+            want = ", ".join(f"{n}: {t}" for n, t in self._inputs) or "none"
+            raise TypeError(f"model '{self.name}' takes {len(self._inputs)} input(s) ({want}), "
+                            f"got {len(inputs)}")
+        arrays = []
+        for i, ((name, t), x) in enumerate(zip(self._inputs, inputs)):
+            arrays.append(_check_input(i, name, t, x))
+        return arrays
+
+    def _execute(self, arrays: List[np.ndarray]) -> List[np.ndarray]:
+        """Run the plan; the outputs never alias a constant, an input or each other."""
+        outs = self._plan(*arrays)
+        shared = set(self._const_ids)
+        for a in arrays:
+            shared.add(id(a))
+            if a.base is not None:
+                shared.add(id(a.base))
+        owned = []
+        for o in outs:
+            a = o if isinstance(o, np.ndarray) else np.asarray(o)
+            if id(a) in shared or (a.base is not None and id(a.base) in shared) or \
+                    not a.flags.writeable:
+                a = a.copy()
+            shared.add(id(a))
+            if a.base is not None:
+                shared.add(id(a.base))
+            owned.append(a)
+        return owned
+
     def run_arrays(self, arrays: Sequence[np.ndarray]) -> tuple:
-        """Run the graph on numpy arrays; returns the tuple of output arrays."""
-        if len(arrays) != len(self.graph.params):
-            raise TypeError(f"model '{self.name}' takes {len(self.graph.params)} input(s), got "
-                            f"{len(arrays)}")
-        checked = []
-        for p, a in zip(self.graph.params, arrays):
-            a = np.asarray(a)
-            t = p.type
-            if a.dtype != t.dtype.np:
-                raise TypeError(f"input '{p.name}' must be {t.dtype}, got {a.dtype}")
-            if t.shape is not None and (a.ndim != len(t.shape) or any(
-                    d is not None and d != s for d, s in zip(t.shape, a.shape))):
-                raise ValueError(f"input '{p.name}' must have shape {t}, got {a.shape}")
-            checked.append(a)
-        return self._plan(*checked)
+        """Run the graph on numpy arrays, one per parameter.
+
+        Returns:
+            The tuple of output arrays (owned by the caller).
+
+        Raises:
+            TypeError / ValueError: see `_prepare`; GraphRuntimeError: a kernel failed.
+        """
+        return tuple(self._execute(self._prepare(list(arrays))))
 
     def __call__(self, *inputs):
+        """Run the model. Compiled from a Cell or function, it takes what the Cell
+        takes and returns what it returns; otherwise it takes one array or Tensor per
+        input and returns a Tensor (or a tuple of Tensors)."""
         if self._runner is not None:
-            return self._runner(*inputs)
+            return self._own_tree(self._runner(*inputs))
         from ..tensor import Tensor
-        outs = self.run_arrays([np.asarray(x) for x in inputs])
-        outs = tuple(Tensor._wrap(np.asarray(o)) for o in outs)
-        return outs[0] if len(outs) == 1 else outs
+        outs = [Tensor._wrap(o) for o in self._execute(self._prepare(list(inputs)))]
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def _own_tree(self, x):
+        from ..tensor import Tensor
+        if isinstance(x, Tensor):
+            a = np.asarray(x)
+            if id(a) in self._const_ids or (a.base is not None and id(a.base) in
+                                            self._const_ids):
+                return Tensor._wrap(a.copy())
+            return x
+        if isinstance(x, (tuple, list)):
+            return type(x)(self._own_tree(v) for v in x)
+        if isinstance(x, dict):
+            return {k: self._own_tree(v) for k, v in x.items()}
+        return x
 
     def create_infer_request(self) -> "InferRequest":
-        with self._pool_lock:
-            self._requests += 1
-            rid = self._requests
-        return InferRequest(self, rid)
+        """A new request; any number may exist and run at once."""
+        return InferRequest(self, next(self._request_ids))
 
     def _executor(self) -> ThreadPoolExecutor:
         with self._pool_lock:
             if self._pool is None:
-                self._pool = ThreadPoolExecutor(
-                    max_workers=int(self._config.get("NUM_STREAMS", 2)),
-                    thread_name_prefix=f"graphjit-{self.name}")
+                self._pool = ThreadPoolExecutor(max_workers=self._config["NUM_STREAMS"],
+                                                thread_name_prefix=f"graphjit-{self.name}")
             return self._pool
 
-    # -- information ------------------------------------------------------------------------
+    # -- information ---------------------------------------------------------------------------
     def get_metric(self, name: str) -> Any:
-        metrics = {
-            "NETWORK_NAME": self.name,
-            "OPTIMAL_NUMBER_OF_INFER_REQUESTS": int(self._config.get("NUM_STREAMS", 2)),
-            "SUPPORTED_METRICS": ["NETWORK_NAME", "OPTIMAL_NUMBER_OF_INFER_REQUESTS",
-                                  "SUPPORTED_METRICS", "SUPPORTED_CONFIG_KEYS",
-                                  "NUMBER_OF_NODES", "INPUTS", "OUTPUTS"],
-            "SUPPORTED_CONFIG_KEYS": sorted(self._config),
-            "NUMBER_OF_NODES": sum(1 for _ in self.graph.walk()),
-            "INPUTS": [(p.name, str(p.type)) for p in self.graph.params],
-            "OUTPUTS": [str(r.type) for r in self.graph.results],
-        }
-        try:
-            return metrics[name]
-        except KeyError:
-            raise ValueError(f"unknown metric '{name}'; the metrics are "
-                             f"{', '.join(metrics['SUPPORTED_METRICS'])}") from None
+        """A static fact about the model: NETWORK_NAME, OPTIMAL_NUMBER_OF_INFER_REQUESTS,
+        SUPPORTED_METRICS, SUPPORTED_CONFIG_KEYS, NUMBER_OF_NODES, INPUTS, OUTPUTS.
+
+        Raises:
+            ValueError: no metric of that name.
+        """
+        fn = _METRICS.get(name)
+        if fn is None:
+            raise ValueError(f"unknown metric {name!r}; the metrics are {', '.join(_METRICS)}")
+        return fn(self)
 
     def get_config(self, key: str) -> Any:
-        try:
-            return self._config[key]
-        except KeyError:
-            raise ValueError(f"unknown config key '{key}'; the keys are "
-                             f"{', '.join(sorted(self._config))}") from None
+        """The value of a configuration key the model was compiled with.
 
-    # -- export ----------------------------------------------------------------------------
-    def export(self, path: str) -> None:
-        """Write the graph and its constants to `path` (JSON plus npz; no pickle)."""
+        Raises:
+            ValueError: no such key.
+        """
+        if key not in self._config:
+            raise ValueError(f"unknown config key {key!r}; the keys are {', '.join(_CONFIG)}")
+        return self._config[key]
+
+    # -- export --------------------------------------------------------------------------------
+    def export(self, path) -> None:
+        """Write the graph, its constants (the weights), the name and the explicitly set
+        config to one file (a zip of JSON and .npy entries; no pickle).
+
+        Args:
+            path: a file path or a writable binary file object.
+
+        Raises:
+            TypeError: the graph holds an attribute that is not plain data.
+        """
         from ..ir.serialize import save_graph
-        save_graph(self.graph, path, name=self.name)
+        save_graph(self.graph, path, name=self.name,
+                   metadata={"config": dict(self._user_config)})
 
     def explain(self, *inputs):
+        """The compiler's report for these inputs (models compiled from source only)."""
         from ..frontend.api import explain
         if self.source is None:
             raise ValueError("this model was not compiled from a Cell or function")
         return explain(self.source, *inputs)
 
     def __repr__(self):
-        return f"<CompiledModel {self.name}: {len(self.graph.params)} inputs>"
+        ins = ", ".join(f"{n}: {t}" for n, t in self._inputs)
+        return f"<CompiledModel {self.name}({ins})>"
+
+
+def _check_input(i: int, name: str, t: TensorType, x) -> np.ndarray:
+    from ..tensor import Tensor, TensorSpec
+    if isinstance(x, TensorSpec) or (isinstance(x, Tensor) and not x.has_data):
+        raise ValueError(f"input {i} '{name}' is a tensor without data; pass an array")
+    a = x if isinstance(x, np.ndarray) else np.asarray(x)
+    if a.dtype != t.dtype.np:
+        raise TypeError(f"input {i} '{name}' must be {t.dtype} ({t}), got {a.dtype}; convert "
+                        f"it with np.asarray(value, dtype=np.{t.dtype.np.name})")
+    if t.shape is not None and (a.ndim != len(t.shape) or any(
+            d is not None and d != s for d, s in zip(t.shape, a.shape))):
+        raise ValueError(f"input {i} '{name}' must have shape {format_shape(t.shape)} ('?' is "
+                         f"any size), got {format_shape(a.shape)}")
+    return a
 
 
 class InferRequest:
-    """One inference at a time over a shared, immutable compiled plan."""
+    """One inference at a time over the model's shared, immutable plan.
+
+    `infer` runs on the calling thread; `start_async` runs on the model's pool of
+    NUM_STREAMS threads, then calls the callback (if set) with the request, then
+    lets `wait` return. Inputs given to `start_async` must not be written until
+    the request is done.
+    """
 
     def __init__(self, model: CompiledModel, rid: int):
         self.model = model
         self.id = rid
-        self._future = None
-        self._callback = None
-        self._outputs = None
+        self._lock = threading.Lock()
+        self._busy = False
+        self._done = threading.Event()
+        self._done.set()
+        self._started = False
+        self._callback: Optional[Callable] = None
+        self._callback_thread: Optional[int] = None
+        self._outputs: Optional[List[np.ndarray]] = None
+        self._error: Optional[BaseException] = None
+
+    def _claim(self) -> None:
+        with self._lock:
+            if self._busy:
+                raise RuntimeError(f"infer request {self.id} is busy with an inference started "
+                                   f"by start_async(); call wait() first, or use another "
+                                   f"request")
+            self._busy = True
+
+    def _release(self) -> None:
+        with self._lock:
+            self._busy = False
 
     def infer(self, inputs=()) -> List[np.ndarray]:
-        """Run synchronously; returns the list of output arrays."""
-        if isinstance(inputs, dict):
-            names = [p.name for p in self.model.graph.params]
-            try:
-                inputs = [inputs[n] for n in names]
-            except KeyError as e:
-                raise ValueError(f"missing input {e}; the inputs are {names}") from None
-        self._outputs = [np.asarray(o) for o in self.model.run_arrays(list(inputs))]
-        return self._outputs
+        """Run synchronously.
+
+        Args:
+            inputs: one array (or Tensor) per model input, as a list or tuple, a dict
+                by input name, or a single array for a one-input model.
+
+        Returns:
+            The list of output arrays (owned by this request's caller).
+
+        Raises:
+            TypeError / ValueError: wrong inputs (count, dtype, shape).
+            RuntimeError: the request is busy with an async inference.
+            GraphRuntimeError: a kernel failed.
+        """
+        arrays = self.model._prepare(inputs)
+        self._claim()
+        try:
+            self._outputs, self._error = None, None
+            self._outputs = self.model._execute(arrays)
+            return list(self._outputs)
+        finally:
+            self._release()
 
     def start_async(self, inputs=()) -> None:
-        if self._future is not None and not self._future.done():
-            raise RuntimeError(f"infer request {self.id} is busy; wait() for it first")
+        """Start an inference on the model's thread pool and return at once.
 
-        def job():
-            outs = self.infer(inputs)
-            if self._callback is not None:
-                self._callback(self)
-            return outs
-        self._future = self.model._executor().submit(job)
+        Raises:
+            TypeError / ValueError: wrong inputs (checked before starting).
+            RuntimeError: the request is still busy.
+        """
+        arrays = self.model._prepare(inputs)
+        self._claim()
+        self._started = True
+        self._outputs, self._error = None, None
+        self._done.clear()
+        try:
+            self.model._executor().submit(self._run_async, arrays, self._callback)
+        except BaseException:
+            self._release()
+            self._done.set()
+            raise
+
+    def _run_async(self, arrays, callback) -> None:
+        try:
+            try:
+                self._outputs = self.model._execute(arrays)
+            except BaseException as e:  # reported by wait(), on the caller's thread
+                self._error = e
+            if callback is not None:
+                self._callback_thread = threading.get_ident()
+                try:
+                    callback(self)
+                except BaseException as e:
+                    if self._error is None:
+                        self._error = e
+                finally:
+                    self._callback_thread = None
+        finally:
+            self._release()
+            self._done.set()
 
     def wait(self, timeout: Optional[float] = None) -> List[np.ndarray]:
-        if self._future is None:
-            raise RuntimeError(f"infer request {self.id} was never started")
-        return self._future.result(timeout)
+        """Wait for the inference started by start_async (and its callback).
 
-    def set_callback(self, fn: Callable) -> None:
+        Args:
+            timeout: seconds to wait at most; None waits as long as it takes.
+
+        Returns:
+            The list of output arrays.
+
+        Raises:
+            RuntimeError: start_async was never called.
+            TimeoutError: the timeout passed first.
+            The inference's own error (GraphRuntimeError...), or the callback's.
+        """
+        if not self._started:
+            raise RuntimeError(f"infer request {self.id} was never started; call "
+                               f"start_async(inputs) first")
+        if self._callback_thread != threading.get_ident():   # in its own callback it is done
+            if not self._done.wait(timeout):
+                raise TimeoutError(f"infer request {self.id} did not finish within "
+                                   f"{timeout} s")
+        if self._error is not None:
+            raise self._error
+        return list(self._outputs)
+
+    def set_callback(self, fn: Optional[Callable]) -> None:
+        """Call fn(request) when each later start_async inference finishes (also when
+        it failed: `request.wait()` inside the callback returns or raises at once).
+
+        Raises:
+            TypeError: fn is not callable.
+        """
+        if fn is not None and not callable(fn):
+            raise TypeError(f"the callback must be callable, got {type(fn).__name__}")
         self._callback = fn
 
     @property
-    def outputs(self):
-        return self._outputs
+    def outputs(self) -> Optional[List[np.ndarray]]:
+        """The outputs of the last finished inference, or None."""
+        return None if self._outputs is None else list(self._outputs)
+
+    def __repr__(self):
+        state = "busy" if self._busy else "idle"
+        return f"<InferRequest {self.id} of {self.model.name}: {state}>"
 
 
-def compile(net_or_function, *example_inputs, name: Optional[str] = None) -> CompiledModel:
+def compile(net_or_function, *example_inputs, name: Optional[str] = None,
+            config: Optional[dict] = None) -> CompiledModel:
     """Compile a Cell or function for these example inputs (Tensors or TensorSpecs).
 
+    Args:
+        net_or_function: an nn.Cell, a function, or an @ms.jit function.
+        *example_inputs: Tensors (their dtypes and shapes are the signature), TensorSpecs
+            (None dims are unknown), and Python constants.
+        name: the model's name (defaults to the Cell's class or the function's name).
+        config: configuration keys (see SUPPORTED_CONFIG_KEYS).
+
+    Returns:
+        The CompiledModel.
+
     Raises:
-        the build errors of graphjit (ShapeJoinError, ...) at the user's line.
+        the build errors of graphjit (ShapeJoinError, ...) at the user's line;
+        ValueError: an unknown config key or a bad value.
     """
     from ..frontend.api import compile_for_model
-    return compile_for_model(net_or_function, example_inputs, name)
+    settings = _make_config(config)
+    model = compile_for_model(net_or_function, example_inputs, name)
+    if config:
+        model._user_config, model._config = dict(config), settings
+    if model._runner is not None:
+        model._runner = _guard_constants(model._runner, example_inputs)
+    return model
 
 
-def import_model(path: str) -> CompiledModel:
-    """Load a model written by CompiledModel.export.
+_TENSOR = object()   # a tensor argument in the skeleton of a call
+
+
+def _skeleton(x):
+    """The Python-constant part of an argument: what a compiled graph has folded in."""
+    from ..tensor import Tensor, TensorSpec
+    if isinstance(x, (Tensor, TensorSpec, np.ndarray)):
+        return _TENSOR
+    if isinstance(x, (tuple, list)):
+        return ("seq", type(x), tuple(_skeleton(v) for v in x))
+    if isinstance(x, dict):
+        return ("dict", tuple(x), tuple(_skeleton(v) for v in x.values()))
+    return ("const", type(x), x)
+
+
+def _agree(e, g) -> bool:
+    """Whether two skeletons fold to the same graph. A tensor against anything is left
+    to the front-end's check of the tensor inputs."""
+    if e is _TENSOR or g is _TENSOR:
+        return True
+    if e[0] != g[0]:
+        return False
+    if e[0] == "const":
+        try:
+            return e[1] is g[1] and bool(e[2] == g[2])
+        except Exception:  # a constant whose == is not a plain truth value
+            return e[2] is g[2]
+    return e[1] == g[1] and len(e[2]) == len(g[2]) and all(
+        _agree(a, b) for a, b in zip(e[2], g[2]))
+
+
+def _guard_constants(runner: Callable, example_inputs) -> Callable:
+    """The runner, refusing calls whose Python constants differ from the example's:
+    their values were folded into the graph, so the graph would silently ignore them."""
+    expected = [_skeleton(x) for x in example_inputs]
+    shown = [_show(x) for x in example_inputs]
+
+    def run(*inputs):
+        if len(inputs) == len(expected):
+            for i, (e, x) in enumerate(zip(expected, inputs)):
+                if not _agree(e, _skeleton(x)):
+                    raise ValueError(
+                        f"argument {i} of the compiled model was {shown[i]} when it was "
+                        f"compiled and is {_show(x)} now; Python constants are folded into "
+                        f"the graph, so compile again with ms.compile(...) for other values")
+        return runner(*inputs)
+    return run
+
+
+def _show(x) -> str:
+    from ..tensor import Tensor, TensorSpec
+    if isinstance(x, (Tensor, TensorSpec)):
+        return "a tensor"
+    text = repr(x)
+    return f"{text[:60]}..." if len(text) > 60 else text
+
+
+def import_model(path, config: Optional[dict] = None) -> CompiledModel:
+    """Load a model written by CompiledModel.export. Nothing in the file is executed.
+
+    Args:
+        path: a file path or a readable binary file object.
+        config: configuration keys overriding those saved in the file.
+
+    Returns:
+        A CompiledModel that takes and gives arrays (one per graph input and output).
 
     Raises:
         ModelFileError: the file is damaged or not a graphjit model.
+        OSError: the file cannot be opened.
+        ValueError / TypeError: `config` has an unknown key or a bad value.
     """
-    from ..ir.serialize import load_graph
-    graph, name = load_graph(path)
-    return CompiledModel(graph, name=name)
-
-
+    from ..ir.serialize import load_model_file
+    graph, name, metadata = load_model_file(path)
+    label = str(getattr(path, "name", "<stream>")) if hasattr(path, "read") else os.fspath(path)
+    saved = metadata.get("config", {})
+    try:
+        if not isinstance(saved, dict):
+            raise TypeError(f"must be an object, got {type(saved).__name__}")
+        saved = {k: v for k, v in saved.items() if k in _CONFIG}
+        _make_config(saved)
+    except (TypeError, ValueError) as e:
+        raise ModelFileError(f"the saved config is not valid: {e}", path=label,
+                             part="graph.json > metadata > config") from None
+    merged = {**saved, **(config or {})}
+    _make_config(merged)
+    try:
+        return CompiledModel(graph, name=name, config=merged)
+    except Exception as e:  # the plan is built from data in the file
+        raise ModelFileError(f"the graph loads but cannot be planned for execution: "
+                             f"{type(e).__name__}: {e}", path=label, part="graph") from e
