@@ -185,7 +185,8 @@ def _concat_infer(ts, attrs):
     for i in range(r):
         dims = [t.shape[i] for t in ts if t.shape is not None]
         if i == a:
-            out.append(None if any(d is None for d in dims) else sum(dims))
+            unknown = len(dims) < len(ts) or any(d is None for d in dims)
+            out.append(None if unknown else sum(dims))
             continue
         known = {d for d in dims if d is not None}
         if len(known) > 1:
