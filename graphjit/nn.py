@@ -7,7 +7,18 @@ from collections import OrderedDict
 
 from . import initializer as init
 from . import ops
-from .context import GRAPH_MODE, get_context
+from .context import GRAPH_MODE, _context
+
+
+def _call_compiled():
+    global _CALL
+    if _CALL is None:
+        from .frontend.api import call_compiled
+        _CALL = call_compiled
+    return _CALL
+
+
+_CALL = None
 from .ir.dtypes import float32
 
 __all__ = ["Cell", "CellList", "SequentialCell", "ReLU", "ReLU6", "Sigmoid", "Tanh", "SiLU",
@@ -46,9 +57,8 @@ class Cell:
         raise NotImplementedError(f"{type(self).__name__} must define construct(self, ...)")
 
     def __call__(self, *args, **kwargs):
-        if type(self)._force_jit or get_context("mode") == GRAPH_MODE:
-            from .frontend.api import call_compiled
-            return call_compiled(self, args, kwargs)
+        if type(self)._force_jit or _context["mode"] == GRAPH_MODE:
+            return _call_compiled()(self, args, kwargs)
         return self.construct(*args, **kwargs)
 
     # -- MindSpore-compatible helpers -------------------------------------------------------

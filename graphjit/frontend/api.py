@@ -138,8 +138,14 @@ class CacheEntry:
             if x is None:
                 raise ValueError(f"argument {path} is a Tensor without data; pass real data")
             arrays.append(x._need_data())
+        return self.run_arrays(arrays)
+
+    def run_arrays(self, arrays):
         outs = self.plan(*arrays)
-        return _fill(self.template, outs)
+        t = self.template
+        if type(t) is _Out and not t.weak and not t.is_list:
+            return Tensor._wrap(outs[t.i])
+        return _fill(t, outs)
 
 
 class _Cache:
@@ -147,6 +153,51 @@ class _Cache:
         self.entries: Dict[tuple, List[CacheEntry]] = {}
         self.order: List[CacheEntry] = []
         self.lock = threading.RLock()
+        # concrete (dtype, shape)/constant signature -> entry: the per-call fast path
+        self.fast: Dict[tuple, CacheEntry] = {}
+
+
+_FAST_CONSTANTS = (int, float, bool, str, type(None))
+
+
+def _fast_key(args):
+    """A cheap key for calls whose arguments are data-carrying Tensors and plain
+    constants; None if any argument needs the full signature."""
+    key = []
+    arrays = []
+    for a in args:
+        ta = type(a)
+        if ta is Tensor:
+            d = a._data
+            if d is None:
+                return None
+            key.append((a._dtype, d.shape))
+            arrays.append(d)
+        elif ta in _FAST_CONSTANTS:
+            key.append((ta, a))
+        else:
+            return None
+    return tuple(key), arrays
+
+
+def _call_fast(cache: _Cache, args, kwargs):
+    """(hit, result): the cached entry run directly when the signature is known."""
+    if kwargs or get_context("check_equivalence"):
+        return False, None
+    fk = _fast_key(args)
+    if fk is None:
+        return False, None
+    e = cache.fast.get(fk[0])
+    if e is None or (e.guards and not e.guards_hold()):
+        return False, None
+    return True, e.run_arrays(fk[1])
+
+
+def _remember_fast(cache: _Cache, args, kwargs, entry):
+    if not kwargs:
+        fk = _fast_key(args)
+        if fk is not None:
+            cache.fast[fk[0]] = entry
 
 
 # owner (a Cell, a JitFunction...) -> {function: its cache}; dies with the owner
@@ -155,6 +206,11 @@ _CACHES_LOCK = threading.Lock()
 
 
 def _cache_for(owner, fn) -> _Cache:
+    per_owner = getattr(owner, "__dict__", {}).get("_graphjit_caches")
+    if per_owner is not None:
+        c = per_owner.get(fn)
+        if c is not None:
+            return c
     with _CACHES_LOCK:
         per_owner = _CACHES.get(owner)
         if per_owner is None:
@@ -162,6 +218,11 @@ def _cache_for(owner, fn) -> _Cache:
         c = per_owner.get(_unwrap(fn))
         if c is None:
             c = per_owner[_unwrap(fn)] = _Cache()
+            per_owner[fn] = c
+            try:   # a direct reference for the fast path (dies with the owner)
+                object.__setattr__(owner, "_graphjit_caches", per_owner)
+            except (AttributeError, TypeError):
+                pass
         return c
 
 
@@ -229,6 +290,7 @@ def _unwrap(fn):
     return fn
 
 
+@functools.lru_cache(maxsize=1024)
 def _arg_names(fn, skip_self: bool):
     import inspect
     try:
@@ -420,6 +482,36 @@ def compare_results(a, b, path="result") -> str:
 
 
 # -- public entry points ------------------------------------------------------------------------------
+def _user_facing(e: BaseException) -> BaseException:
+    """The exception with graphjit's own frames removed from its traceback (as JAX
+    filters tracebacks), unless set_context(show_internal_frames=True). Errors of our
+    own making (a bug) keep their frames: they are not the user's to read."""
+    if get_context("show_internal_frames"):
+        return e
+    internal = isinstance(e, (KeyError, AttributeError, IndexError, AssertionError)) and \
+        not getattr(e, "_graphjit_noted", False) and not isinstance(e, GraphJitError)
+    if internal:
+        return e
+    import types
+    tb = e.__traceback__
+    kept = []
+    while tb is not None:
+        if not _is_graphjit_file(tb.tb_frame.f_code.co_filename):
+            kept.append(tb)
+        tb = tb.tb_next
+    new_tb = None
+    for t in reversed(kept):
+        new_tb = types.TracebackType(new_tb, t.tb_frame, t.tb_lasti, t.tb_lineno)
+    e.__suppress_context__ = True
+    return e.with_traceback(new_tb)
+
+
+def _is_graphjit_file(path: str) -> bool:
+    import os
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return os.path.abspath(path).startswith(root + os.sep)
+
+
 def _building() -> bool:
     return bool(_stack())
 
@@ -429,12 +521,17 @@ def call_compiled(cell, args, kwargs):
     if _building():
         raise UnsupportedSyntaxError("a Cell was called on graph values outside the builder")
     fn = type(cell).construct
+    cache = _cache_for(cell, fn)
     try:
+        hit, out = _call_fast(cache, args, kwargs)
+        if hit:
+            return out
         entry, tensors = get_entry(cell, fn, cell, args, kwargs, cell._input_specs,
                                    type(cell).__name__)
+        _remember_fast(cache, args, kwargs, entry)
         return _run_checked(entry, tensors, lambda: _unwrap(fn)(cell, *args, **kwargs))
-    except GraphJitError as e:
-        raise e.with_traceback(None) if not get_context("show_internal_frames") else e
+    except Exception as e:
+        raise _user_facing(e)
 
 
 class JitFunction:
@@ -477,12 +574,17 @@ def _call_jit(jf: JitFunction, self_obj, args, kwargs):
     owner = jf if self_obj is None else self_obj
     name = getattr(jf.fn, "__name__", "function")
     specs = jf.input_signature
+    cache = _cache_for(owner, jf.fn)
     try:
+        hit, out = _call_fast(cache, args, kwargs)
+        if hit:
+            return out
         entry, tensors = get_entry(owner, jf.fn, self_obj, args, kwargs, specs, name)
+        _remember_fast(cache, args, kwargs, entry)
         return _run_checked(entry, tensors, lambda: jf.fn(*((self_obj,) if self_obj is not None
                                                            else ()), *args, **kwargs))
-    except GraphJitError as e:
-        raise e.with_traceback(None) if not get_context("show_internal_frames") else e
+    except Exception as e:
+        raise _user_facing(e)
 
 
 def jit(function=None, *, mode="PSJit", input_signature=None, hash_args=None, jit_config=None,
@@ -532,8 +634,8 @@ def compile_for_model(target, example_inputs, name=None):
         label = name or getattr(fn, "__name__", "model")
     try:
         entry, _ = get_entry(owner, fn, self_obj, list(example_inputs), {}, specs, label)
-    except GraphJitError as e:
-        raise e.with_traceback(None) if not get_context("show_internal_frames") else e
+    except Exception as e:
+        raise _user_facing(e)
 
     def runner(*inputs):
         key, tensors = _signature(_arg_names(fn, self_obj is not None), list(inputs), {},

@@ -437,6 +437,11 @@ class FunctionBuilder:
             if e.loc is None:
                 e.loc = loc
             raise
+        except RecursionError:
+            raise
+        except Exception as e:
+            _note(e, loc)
+            raise
         finally:
             if loc is not None:
                 set_loc(old)

@@ -228,6 +228,9 @@ class GraphTensor(SymbolicTensor):
         raise UnsupportedSyntaxError("item assignment on a tensor that is not a plain variable",
                                      hint="assign to a variable: x[i] = v")
 
+    def __getattr__(self, name):
+        raise AttributeError(f"'Tensor' object has no attribute '{name}'")
+
     def asnumpy(self):
         raise UnsupportedSyntaxError("asnumpy() of a graph value inside a compiled function",
                                      hint="return the tensor and call asnumpy() outside")
