@@ -16,6 +16,7 @@ results [condition, carried..., outputs...], the layout the front-end emits too.
 """
 from __future__ import annotations
 
+import contextlib
 from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -91,9 +92,10 @@ def if_(graph: Graph, cond, then_fn: Callable, else_fn: Callable,
         results = [] if results is None else _as_list(results)
         b.set_results(results)
         branches.append(b)
-    node = graph.add_node("If", [cond] + operands,
-                          {"then_graph": branches[0], "else_graph": branches[1]},
-                          loc=loc, names=names)
+    with _located(loc):
+        node = graph.add_node("If", [cond] + operands,
+                              {"then_graph": branches[0], "else_graph": branches[1]},
+                              loc=loc, names=names)
     return node.outputs
 
 
@@ -147,8 +149,32 @@ def loop(graph: Graph, body: Callable[..., StepResult], *, trip_count=-1, condit
     carried = _as_list(carried)
     sliced_pairs = [(s, 0) if isinstance(s, Value) else tuple(s) for s in _as_list(sliced)]
     invariant = _as_list(invariant)
-    from .control import sliced_type
+    with _located(loc):
+        b, i, out_axes = _build_body(body, name, iteration_type, carried, sliced_pairs,
+                                     invariant)
+    n_c, n_s = len(carried), len(sliced_pairs)
+    first = 1 if i is not None else 0
+    input_map = tuple(
+        [(2 + k, first + k, None) for k in range(n_c)] +
+        [(2 + n_c + k, first + n_c + k, axis) for k, (_, axis) in enumerate(sliced_pairs)] +
+        [(2 + n_c + n_s + k, first + n_c + n_s + k, None) for k in range(len(invariant))])
+    output_map = tuple([(1 + k, None) for k in range(n_c)] +
+                       [(1 + n_c + k, axis) for k, axis in enumerate(out_axes)])
+    back_edges = tuple((1 + k, first + k) for k in range(n_c))
+    inputs = [trip, cond0] + carried + [v for v, _ in sliced_pairs] + invariant
+    with _located(loc):
+        node = graph.add_node("Loop", inputs, {
+            "body": b, "input_map": input_map, "output_map": output_map,
+            "back_edges": back_edges, "current_iteration": 0 if i is not None else -1,
+            "condition_result": 0}, loc=loc, names=names)
+    return node.outputs
 
+
+def _build_body(body, name, iteration_type, carried, sliced_pairs, invariant):
+    """Build the body graph, again while a carried type widens (types only widen, so
+    this ends); returns the graph, its iteration parameter (or None) and the axis of
+    each output."""
+    from .control import sliced_type
     carried_types = [v.type for v in carried]
     for _ in range(_MAX_REBUILDS):
         b = Graph(name)
@@ -174,18 +200,15 @@ def loop(graph: Graph, body: Callable[..., StepResult], *, trip_count=-1, condit
         if joined == carried_types:
             break
         carried_types = joined
-    n_c, n_s = len(carried), len(sliced_pairs)
-    first = 1 if i is not None else 0
-    input_map = tuple(
-        [(2 + k, first + k, None) for k in range(n_c)] +
-        [(2 + n_c + k, first + n_c + k, axis) for k, (_, axis) in enumerate(sliced_pairs)] +
-        [(2 + n_c + n_s + k, first + n_c + n_s + k, None) for k in range(len(invariant))])
-    output_map = tuple([(1 + k, None) for k in range(n_c)] +
-                       [(1 + n_c + k, axis) for k, (_, axis) in enumerate(out_pairs)])
-    back_edges = tuple((1 + k, first + k) for k in range(n_c))
-    inputs = [trip, cond0] + carried + [v for v, _ in sliced_pairs] + invariant
-    node = graph.add_node("Loop", inputs, {
-        "body": b, "input_map": input_map, "output_map": output_map,
-        "back_edges": back_edges, "current_iteration": 0 if i is not None else -1,
-        "condition_result": 0}, loc=loc, names=names)
-    return node.outputs
+    return b, i, [axis for _, axis in out_pairs]
+
+
+@contextlib.contextmanager
+def _located(loc):
+    """Errors raised inside get the node's location when they have none."""
+    try:
+        yield
+    except GraphJitError as e:
+        if loc is not None:
+            e.with_context(loc=loc)
+        raise
