@@ -492,13 +492,15 @@ def _guard_constants(runner: Callable, example_inputs) -> Callable:
     shown = [_show(x) for x in example_inputs]
 
     def run(*inputs):
-        if len(inputs) == len(expected):
-            for i, (e, x) in enumerate(zip(expected, inputs)):
-                if not _agree(e, _skeleton(x)):
-                    raise ValueError(
-                        f"argument {i} of the compiled model was {shown[i]} when it was "
-                        f"compiled and is {_show(x)} now; Python constants are folded into "
-                        f"the graph, so compile again with ms.compile(...) for other values")
+        if len(inputs) != len(expected):
+            raise TypeError(f"the model was compiled for {len(expected)} argument(s) "
+                            f"({', '.join(shown) or 'none'}), got {len(inputs)}")
+        for i, (e, x) in enumerate(zip(expected, inputs)):
+            if not _agree(e, _skeleton(x)):
+                raise ValueError(
+                    f"argument {i} of the compiled model was {shown[i]} when it was "
+                    f"compiled and is {_show(x)} now; Python constants are folded into "
+                    f"the graph, so compile again with ms.compile(...) for other values")
         return runner(*inputs)
     return run
 

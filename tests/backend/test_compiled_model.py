@@ -173,6 +173,14 @@ def test_wrong_inputs_are_refused_clearly(inputs, error, match):
     _check(req.infer(ok), *ok)      # a refused call leaves the request usable
 
 
+def test_calling_the_model_with_wrong_tensors_is_refused():
+    model = _model()
+    with pytest.raises(TypeError, match="x must be float32"):
+        model(ms.Tensor(np.ones((2, 3))), ms.Tensor(1))
+    with pytest.raises(ValueError, match=r"x must have shape \[2,3\]"):
+        model(ms.Tensor(np.ones((3, 3), np.float32)), ms.Tensor(1))
+
+
 def test_calling_with_other_python_constants_is_refused():
     model = ms.compile(Scale(), ms.Tensor(np.ones(2, np.float32)), 3)
     x = ms.Tensor(np.ones(2, np.float32))
@@ -180,6 +188,10 @@ def test_calling_with_other_python_constants_is_refused():
     for other in (5, 3.0, "3"):
         with pytest.raises(ValueError, match="was 3 when it was compiled.*compile again"):
             model(x, other)
+    with pytest.raises(TypeError, match=r"compiled for 2 argument\(s\) \(a tensor, 3\), got 1"):
+        model(x)
+    with pytest.raises(TypeError, match="got 3"):
+        model(x, 3, 4)
 
 
 def test_runtime_failures_name_the_node():
