@@ -12,7 +12,8 @@ from .ir.errors import (GraphJitError, ShapeJoinError, TypeJoinError, Unsupporte
                         EquivalenceError, ModelFileError)
 from .context import GRAPH_MODE, PYNATIVE_MODE, set_context, get_context
 from .tensor import Tensor, TensorSpec
-from . import ops, nn
+from .parameter import Parameter, mutable
+from . import ops, nn, common
 from .initializer import set_seed, get_seed
 from .frontend.api import jit, jit_class, explain
 from .backend.compiled_model import compile, import_model, CompiledModel, InferRequest
@@ -24,7 +25,7 @@ int_ = int64
 
 __version__ = "0.1.0"
 
-__all__ = ["Tensor", "TensorSpec", "GRAPH_MODE", "PYNATIVE_MODE", "set_context",
+__all__ = ["Tensor", "TensorSpec", "Parameter", "mutable", "GRAPH_MODE", "PYNATIVE_MODE", "set_context",
            "get_context", "jit", "jit_class", "compile", "import_model", "explain",
            "CompiledModel", "InferRequest", "nn", "ops", "set_seed", "get_seed", "bool_",
            "int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64", "ShapeJoinError",

@@ -128,6 +128,9 @@ class CacheEntry:
             if kind == "value":
                 if type(cur) is not type(value) or cur != value:
                     return False
+            elif kind == "tensor":
+                if id(cur) != value[0] or id(getattr(cur, "_data", None)) != value[1]:
+                    return False
             elif id(cur) != value:
                 return False
         return True
@@ -392,11 +395,13 @@ def _guard_reason(entries: List[CacheEntry]) -> str:
     for e in entries:
         for obj, attr, kind, value in e.guards:
             cur = getattr(obj, attr, "<missing>")
-            if (kind == "value" and (type(cur) is not type(value) or cur != value)) or (
-                    kind == "id" and id(cur) != value):
-                shown = value if kind == "value" else "another object"
-                return f"attribute {type(obj).__name__}.{attr} changed: {shown!r} -> " \
-                       f"{cur if kind == 'value' else 'a new object'!r}"
+            if kind == "value" and (type(cur) is not type(value) or cur != value):
+                return f"attribute {type(obj).__name__}.{attr} changed: {value!r} -> {cur!r}"
+            if kind == "tensor" and (id(cur) != value[0] or
+                                     id(getattr(cur, "_data", None)) != value[1]):
+                return f"tensor attribute {type(obj).__name__}.{attr} got new data"
+            if kind == "id" and id(cur) != value:
+                return f"attribute {type(obj).__name__}.{attr} is a new object"
     return "a guarded attribute changed"
 
 

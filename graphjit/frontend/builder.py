@@ -68,7 +68,10 @@ class Compiler:
         elif isinstance(value, tuple) and all(isinstance(v, (bool, int, float, str, type(None)))
                                               for v in value):
             self.guards.append((obj, attr, "value", value))
-        elif isinstance(value, (Tensor, np.ndarray)):
+        elif isinstance(value, Tensor):
+            # the graph holds this tensor's data as a constant: rebuild if either changes
+            self.guards.append((obj, attr, "tensor", (id(value), id(value._data))))
+        elif isinstance(value, np.ndarray):
             self.guards.append((obj, attr, "id", id(value)))
 
 

@@ -284,3 +284,23 @@ class UsesJitClass(nn.Cell):
 def test_jit_class_instances_in_construct():
     run_both(lambda: UsesJitClass(), vec(1.0, 2.0), vec(0.5, 0.5))
     run_both(lambda: UsesJitClass(), vec(1.0, 2.0), vec(-0.5, -0.5))
+
+
+class WithParameter(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = ms.Parameter(ms.Tensor(np.array([1.0, 2.0], f32)), name="w")
+
+    def construct(self, x):
+        if (x * self.w).sum() > 0:
+            return x * self.w
+        return x - self.w
+
+
+def test_parameter_data_changes_rebuild_the_graph():
+    net = WithParameter()
+    x = vec(1.0, 1.0)
+    assert net(x).asnumpy().tolist() == [1.0, 2.0]
+    net.w.set_data(ms.Tensor(np.array([3.0, 4.0], f32)))
+    assert net(x).asnumpy().tolist() == [3.0, 4.0]
+    assert "new data" in net.compile_cache()[-1].reason

@@ -1,0 +1,6 @@
+"""MindSpore's `mindspore.common` spelling: dtype, Tensor, Parameter."""
+from . import dtype
+from ..tensor import Tensor
+from ..parameter import Parameter
+
+__all__ = ["dtype", "Tensor", "Parameter"]

@@ -1,0 +1,13 @@
+"""MindSpore's `mindspore.common.dtype` (often imported as mstype)."""
+from ..ir.dtypes import (DType, as_dtype, bool_, float16, float32, float64, int8, int16, int32,
+                         int64, uint8)
+
+float_ = float32
+int_ = int64
+half = float16
+double = float64
+Float = DType
+Int = DType
+
+__all__ = ["DType", "as_dtype", "bool_", "float16", "float32", "float64", "int8", "int16",
+           "int32", "int64", "uint8", "float_", "int_", "half", "double"]
