@@ -30,7 +30,7 @@ from typing import Callable, Dict, List, Optional
 import numpy as np
 
 from ..ir.errors import GraphJitError, GraphRuntimeError
-from ..ir.graph import Graph
+from ..ir.graph import Graph, Node
 from ..ir.registry import get_op
 from ..ir.types import num_elements
 
@@ -294,16 +294,19 @@ def make_node_kernel(node) -> Callable:
     """The callable that runs one node. For If and Loop it is a generated function
     running the subgraphs inline; it returns the tuple of the node's outputs."""
     if node.op in ("If", "Loop"):
+        # a stand-in node whose inputs are one parameter per position, so the kernel
+        # takes its arguments positionally even where the node reads a value twice
+        g = Graph(node.op)
+        params = [g.add_param(v.type, v.name) for v in node.inputs]
+        proxy = Node(node.op, params, node.attrs, [o.type for o in node.outputs], g,
+                     node.loc)
         em = Emitter()
-        params = []
-        for v in node.inputs:
-            if id(v) not in em.names:
-                em.bind(v, em.fresh("a"))
-                params.append(em.names[id(v)])
-            else:
-                params.append(em.fresh("a"))   # the same value passed twice
-        em.node(node, 1)
-        fn, _ = em.function(params, [em.name(o) for o in node.outputs], node.op)
+        names = []
+        for p in params:
+            names.append(em.fresh("a"))
+            em.bind(p, names[-1])
+        em.node(proxy, 1)
+        fn, _ = em.function(names, [em.name(o) for o in proxy.outputs], node.op)
         return fn
     opdef = get_op(node.op)
     return opdef.make_kernel([v.type for v in node.inputs], [o.type for o in node.outputs],
