@@ -20,6 +20,7 @@ def _call_compiled():
 
 _CALL = None
 from .ir.dtypes import float32
+from .parameter import Parameter
 
 __all__ = ["Cell", "CellList", "SequentialCell", "ReLU", "ReLU6", "Sigmoid", "Tanh", "SiLU",
            "LeakyReLU", "ELU", "GELU", "Softplus", "Softmax", "LogSoftmax", "Flatten",
@@ -316,7 +317,8 @@ class Dense(Cell):
     weight_init and bias_init take a Tensor or numpy array, a number, an initializer
     name ('normal', 'uniform', 'zeros', 'ones', 'he_uniform', 'xavier_uniform') or an
     Initializer; by default weight is HeUniform(sqrt(5)) and bias U(-1/sqrt(in),
-    1/sqrt(in)), as MindSpore, drawn from the generator `ms.set_seed` seeds.
+    1/sqrt(in)), as MindSpore, drawn from the generator `ms.set_seed` seeds. Both are
+    Parameters named "weight" and "bias".
     """
 
     def __init__(self, in_channels, out_channels, weight_init=None, bias_init=None,
@@ -328,13 +330,15 @@ class Dense(Cell):
         self.in_channels, self.out_channels = in_channels, out_channels
         if weight_init is None:
             weight_init = init.HeUniform(math.sqrt(5))
-        self.weight = init.initializer(weight_init, (out_channels, in_channels), dtype)
+        self.weight = Parameter(init.initializer(weight_init, (out_channels, in_channels),
+                                                 dtype), name="weight")
         self.has_bias = bool(has_bias)
         self.bias = None
         if self.has_bias:
             if bias_init is None:
                 bias_init = init.Uniform(1.0 / math.sqrt(in_channels))
-            self.bias = init.initializer(bias_init, (out_channels,), dtype)
+            self.bias = Parameter(init.initializer(bias_init, (out_channels,), dtype),
+                                  name="bias")
         self.activation = get_activation(activation) if isinstance(activation, str) \
             else activation
         self.matmul = ops.MatMul(transpose_b=True)

@@ -245,7 +245,7 @@ def getitem(x, key):
     return out
 
 
-# -- creation --------------------------------------------------------------------------------
+# -- creation ------------------------------------------------------------------------------
 def _dtype_of_value(value):
     """The dtype a Python fill value gives: bool, int64 for ints, float32 for floats."""
     if isinstance(value, (bool, np.bool_)):

@@ -31,7 +31,7 @@ def _t(x):
     return to_tensor(x)
 
 
-# -- elementwise arithmetic --------------------------------------------------------------
+# -- elementwise arithmetic ----------------------------------------------------------------
 def add(input, other):
     """input + other, broadcasting, with the promotion rules of API.md."""
     return binary("Add", input, other)
@@ -146,7 +146,7 @@ def clamp(input, min=None, max=None):
 clip = clamp
 
 
-# -- comparisons and logic ----------------------------------------------------------------
+# -- comparisons and logic -----------------------------------------------------------------
 def equal(input, other):
     return binary("Equal", input, other)
 
@@ -249,7 +249,7 @@ def cast(input, dtype):
     return apply("Cast", _t(input), dtype=dt.as_dtype(dtype))
 
 
-# -- reductions -------------------------------------------------------------------------
+# -- reductions ----------------------------------------------------------------------------
 def _axis(axis, what="axis"):
     if axis is None or axis == () or axis == []:
         return None
@@ -373,7 +373,7 @@ def logsumexp(input, axis, keep_dims=False):
     return add(s, m if keep_dims else amax(x, axis, False))
 
 
-# -- scans ------------------------------------------------------------------------------
+# -- scans ---------------------------------------------------------------------------------
 def _scan(op, input, axis, dtype):
     x = _t(input)
     if dtype is not None:

@@ -16,7 +16,7 @@ PROPERTY = settings(max_examples=60, deadline=None,
                                            HealthCheck.too_slow])
 
 
-# -- the programs (module level: graph mode reads their source) ---------------------------------
+# -- the programs (module level: graph mode reads their source) ----------------------------
 def p_add(x, y):
     return x + y
 
@@ -67,7 +67,7 @@ FLOORING = {"//": (p_floordiv, np.floor_divide), "%": (p_mod, np.mod)}
 COMPARE = {"<": (p_lt, np.less), "==": (p_eq, np.equal), ">=": (p_ge, np.greater_equal)}
 
 
-# -- the rules of API.md, written out independently of graphjit --------------------------------
+# -- the rules of API.md, written out independently of graphjit ----------------------------
 def rule_tensor_tensor(a, b):
     """Exactly one side floating: that side's dtype; otherwise numpy's promotion."""
     if a.is_floating != b.is_floating:
@@ -97,7 +97,7 @@ def T(values, dtype):
     return ms.Tensor(np.asarray(values).astype(dtype.np))
 
 
-# -- the table: every example API.md gives -------------------------------------------------------
+# -- the table: every example API.md gives -------------------------------------------------
 def test_tensor_construction_dtypes():
     assert ms.Tensor(3).dtype is ms.int64
     assert ms.Tensor(2.5).dtype is ms.float32
@@ -210,7 +210,7 @@ def test_integer_to_negative_power_truncates():
     assert out.asnumpy().tolist() == [1, -1, 1, 0, 0]
 
 
-# -- properties over every dtype pair -------------------------------------------------------------
+# -- properties over every dtype pair ------------------------------------------------------
 _dtype = st.sampled_from(DTYPES)
 _shape_pair = st.sampled_from([((3,), (3,)), ((2, 3), (3,)), ((2, 1), (1, 3)), ((), (2,))])
 

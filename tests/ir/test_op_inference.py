@@ -244,7 +244,7 @@ def test_index_out_of_range_is_an_index_error():
         infer("Index", ["f32[2,3]"], index=encode_index(5))
 
 
-# -- every kernel returns exactly the inferred dtype and shape --------------------------------
+# -- every kernel returns exactly the inferred dtype and shape -----------------------------
 _rng = np.random.default_rng(0)
 
 

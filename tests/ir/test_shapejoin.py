@@ -65,7 +65,7 @@ def test_join_types():
         join_types(a, TensorType(D.int32, (3, 4)))
 
 
-# -- properties ---------------------------------------------------------------------------------
+# -- properties ----------------------------------------------------------------------------
 dims = st.one_of(st.none(), st.integers(0, 4))
 shapes = st.one_of(st.none(), st.lists(dims, max_size=4).map(tuple))
 

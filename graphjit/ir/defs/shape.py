@@ -21,7 +21,7 @@ class IndexOutOfRangeError(ShapeInferenceError, IndexError):
 IndexOutOfRangeError.__str__ = ShapeInferenceError.__str__
 
 
-# -- Reshape ---------------------------------------------------------------------------
+# -- Reshape -------------------------------------------------------------------------------
 def _reshape_infer(ts, attrs):
     (x,) = ts
     shape = attrs["shape"]
@@ -60,7 +60,7 @@ register_op("Reshape", ("x",), {"shape": REQUIRED}, infer=_reshape_infer,
             doc="same elements in a new shape; one dim may be -1 (inferred)")
 
 
-# -- Flatten -----------------------------------------------------------------------------
+# -- Flatten -------------------------------------------------------------------------------
 def _flatten_range(shape, start, end):
     r = len(shape)
     if r == 0:
@@ -96,7 +96,7 @@ register_op("Flatten", ("x",), {"start_dim": 1, "end_dim": -1}, infer=_flatten_i
                 "with unknown dims, unlike Reshape")
 
 
-# -- Transpose -------------------------------------------------------------------------
+# -- Transpose -----------------------------------------------------------------------------
 def _transpose_infer(ts, attrs):
     (x,) = ts
     perm = attrs["perm"]
@@ -117,7 +117,7 @@ register_op("Transpose", ("x",), {"perm": None}, infer=_transpose_infer,
             doc="permute the dims (reverse them if perm is None)")
 
 
-# -- ExpandDims / Squeeze ----------------------------------------------------------------
+# -- ExpandDims / Squeeze ------------------------------------------------------------------
 def _expand_infer(ts, attrs):
     (x,) = ts
     if x.shape is None:
@@ -166,7 +166,7 @@ register_op("Squeeze", ("x",), {"axis": None}, infer=_squeeze_infer, kernel=_squ
             exact_dtype=True, family="shape", doc="remove dims of size 1 (all if axis is None)")
 
 
-# -- Concat / Stack ----------------------------------------------------------------------
+# -- Concat / Stack ------------------------------------------------------------------------
 def _concat_infer(ts, attrs):
     if not ts:
         raise fail("Concat", "needs at least one tensor")
@@ -309,7 +309,7 @@ register_op("Index", ("x",), {"index": REQUIRED}, infer=_index_infer,
             doc="basic indexing: ints, slices, None (new axis) and ...")
 
 
-# -- Gather ------------------------------------------------------------------------------
+# -- Gather --------------------------------------------------------------------------------
 def _gather_infer(ts, attrs):
     x, idx = ts
     if not idx.dtype.is_integer:
@@ -338,7 +338,7 @@ register_op("Gather", ("x", "indices"), {"axis": 0}, infer=_gather_infer,
                 "from the end)")
 
 
-# -- Shape, BroadcastTo, Tile -----------------------------------------------------------------
+# -- Shape, BroadcastTo, Tile --------------------------------------------------------------
 def _shape_infer(ts, attrs):
     return TensorType(dt.int64, (ts[0].rank,))
 
@@ -405,7 +405,7 @@ register_op("Tile", ("x",), {"multiples": REQUIRED}, infer=_tile_infer,
             family="shape", doc="repeat x along each dim")
 
 
-# -- IndexUpdate (x[index] = value, as a new value) ---------------------------------------------
+# -- IndexUpdate (x[index] = value, as a new value) ----------------------------------------
 def _index_update_infer(ts, attrs):
     x, v = ts
     sub = _index_infer((x,), attrs)
