@@ -13,8 +13,9 @@ __all__ = ["promote", "promote_all", "float_result", "broadcast_shapes", "unify_
            "norm_axis", "norm_axes", "fail", "same_type"]
 
 
-def fail(op: str, msg: str) -> ShapeInferenceError:
-    return ShapeInferenceError(f"{op}: {msg}")
+def fail(op: str, msg: str, hint: str = "") -> ShapeInferenceError:
+    """The error of an op whose inputs do not fit it: "Op: what is wrong", and a fix."""
+    return ShapeInferenceError(f"{op}: {msg}", hint=hint)
 
 
 def promote(a: DType, b: DType) -> DType:
@@ -51,7 +52,9 @@ def broadcast_shapes(op: str, *shapes: Shape) -> Shape:
         if len(known) > 1:
             raise fail(op, "shapes " + " and ".join(format_shape(s) for s in shapes)
                        + f" do not broadcast (dim {i - rank} is " + " vs ".join(
-                           str(d) for d in sorted(known)) + ")")
+                           str(d) for d in sorted(known)) + ")",
+                       hint="each dim must be equal on both sides or 1 on one of them; "
+                            "reshape or expand_dims one operand so the dims line up")
         if known:
             out.append(known.pop())
         elif any(d is None for d in dims):

@@ -31,7 +31,10 @@ def _matmul_infer(ts, attrs):
     k1, k2 = sa[-1], sb[-2]
     if k1 is not None and k2 is not None and k1 != k2:
         raise fail("MatMul", f"shapes {a} and {b} do not fit: the contracted dims are "
-                             f"{k1} and {k2}")
+                             f"{k1} and {k2}",
+                   hint="the last dim of the first operand must equal the second-to-last of "
+                        "the second; transpose one (ops.transpose, or "
+                        "ops.MatMul(transpose_b=True))")
     batch = broadcast_shapes("MatMul", tuple(sa[:-2]), tuple(sb[:-2]))
     out = list(batch) + ([] if va else [sa[-2]]) + ([] if vb else [sb[-1]])
     return TensorType(dtype, tuple(out))

@@ -47,11 +47,13 @@ def _reshape_infer(ts, attrs):
     if -1 in shape:
         if known == 0 or n % known:
             raise fail("Reshape", f"cannot reshape {x} ({n} elements) to {shape}: {n} is "
-                                  f"not a multiple of {known}")
+                                  f"not a multiple of {known}",
+                       hint=f"the dims other than -1 must divide {n}")
         shape = tuple(n // known if d == -1 else d for d in shape)
     elif known != n:
         raise fail("Reshape", f"cannot reshape {x} ({n} elements) to {shape} ({known} "
-                              f"elements)")
+                              f"elements)",
+                   hint=f"the new shape must hold {n} elements; one dim may be -1 to infer it")
     return TensorType(x.dtype, shape)
 
 
