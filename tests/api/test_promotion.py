@@ -315,3 +315,33 @@ def test_property_weak_scalars(d, scalar, scalar_left, op, data):
     compute = rule_weak(d, scalar) if op != "/" else want
     args = (scalar, x) if scalar_left else (x, scalar)
     _check(program, fn, *args, want, compute_dtype=compute)
+
+
+# -- exhaustive: every dtype pair and every weak scalar kind, in both modes -------------------------
+def p_all_binary(x, y):
+    return x + y, x * y, ops.maximum(x, y), x / y, x < y, x == y
+
+
+@pytest.mark.parametrize("b", DTYPES, ids=str)
+@pytest.mark.parametrize("a", DTYPES, ids=str)
+def test_every_dtype_pair(a, b):
+    add, mul, mx, div, lt, eq = both(p_all_binary, T([[1, 0]], a), T([1, 1], b))
+    want = rule_tensor_tensor(a, b)
+    assert (add.dtype, mul.dtype, mx.dtype) == (want, want, want)
+    assert div.dtype is rule_div(want)
+    assert lt.dtype is D.bool_ and eq.dtype is D.bool_
+    assert add.shape == (1, 2)
+
+
+def p_all_weak(x, s):
+    return x + s, s * x, ops.maximum(x, s), x / s, s < x, ops.where(x > 0, x, s)
+
+
+@pytest.mark.parametrize("scalar", [True, 2, 2.5], ids=["bool", "int", "float"])
+@pytest.mark.parametrize("d", DTYPES, ids=str)
+def test_every_dtype_with_every_weak_scalar(d, scalar):
+    add, rmul, mx, div, lt, wh = both(p_all_weak, T([1, 0], d), scalar)
+    want = rule_weak(d, scalar)
+    assert (add.dtype, rmul.dtype, mx.dtype, wh.dtype) == (want, want, want, want)
+    assert div.dtype is rule_div(want)
+    assert lt.dtype is D.bool_
