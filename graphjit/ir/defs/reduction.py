@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import dtypes as dt
 from ..registry import register_op
-from ..types import TensorType
+from ..types import TensorType, format_shape
 from .common import fail, float_result, norm_axes, norm_axis
 
 
@@ -21,10 +21,23 @@ def _reduced_shape(op, shape, axis, keep_dims):
     return tuple(d for i, d in enumerate(shape) if i not in axes)
 
 
+def _check_not_empty(op, shape, axis):
+    """max, min and their indices have no value over an empty dim: refuse a dim known
+    to be 0 now, rather than fail when the graph runs."""
+    if shape is None:
+        return
+    axes = norm_axes(op, axis, len(shape))
+    axes = range(len(shape)) if axes is None else axes
+    if any(shape[a] == 0 for a in axes):
+        raise fail(op, f"cannot reduce over an empty dim of {format_shape(shape)}",
+                   hint="reduce over dims that hold at least one element")
+
+
 def _int_to_i64(d):
     return dt.int64 if not d.is_floating else d
 
 
+# op: numpy function, output dtype of an input dtype, doc
 _RULES = {
     "ReduceSum": (np.sum, _int_to_i64, "sum; integer and bool inputs give int64"),
     "ReduceProd": (np.prod, _int_to_i64, "product; integer and bool inputs give int64"),
@@ -46,6 +59,8 @@ def _axis_arg(axis):
 def _make(name, fn, out_dtype, doc):
     def infer(ts, attrs):
         (x,) = ts
+        if fn not in _ACCUMULATING:
+            _check_not_empty(name, x.shape, attrs["axis"])
         shape = _reduced_shape(name, x.shape, attrs["axis"], attrs["keep_dims"])
         return TensorType(out_dtype(x.dtype), shape)
 
@@ -74,6 +89,7 @@ def _arg_infer(name):
         axis, out = attrs["axis"], dt.as_dtype(attrs["output_type"])
         if not out.is_integer:
             raise fail(name, f"output_type must be an integer dtype, got {out}")
+        _check_not_empty(name, x.shape, axis)
         if axis is None:
             shape = () if not attrs["keep_dims"] else (
                 None if x.shape is None else (1,) * len(x.shape))
