@@ -1,0 +1,52 @@
+"""OpNotFoundError and MissingInferenceError: operators the registry cannot provide."""
+import numpy as np
+
+import graphjit as ms
+from graphjit import nn, ops
+
+# A user operator registered with a kernel but no shape-and-dtype inference function.
+double = ops.register_op("CatalogDoubleNoInfer", ["x"], kernel=lambda x: x * 2, replace=True)
+
+
+class UnknownOpInIf(nn.Cell):
+    def construct(self, x):
+        if x.sum() > 0:
+            x = ops.call_op("Sofmax", x)
+        return x
+
+
+class UnknownOpInFor(nn.Cell):
+    def construct(self, x, rows):
+        for row in rows:
+            x = x + ops.call_op("Sofmax", row)
+        return x
+
+
+class UnknownOpInWhile(nn.Cell):
+    def construct(self, x, n):
+        while n > 0:
+            x = ops.call_op("Sofmax", x)
+            n = n - 1
+        return x
+
+
+class NoInferInIf(nn.Cell):
+    def construct(self, x):
+        if x.sum() > 0:
+            x = double(x)
+        return x
+
+
+class NoInferInFor(nn.Cell):
+    def construct(self, x, rows):
+        for row in rows:
+            x = x + double(row)
+        return x
+
+
+class NoInferInWhile(nn.Cell):
+    def construct(self, x, n):
+        while n > 0:
+            x = double(x)
+            n = n - 1
+        return x

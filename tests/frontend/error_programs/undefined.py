@@ -1,0 +1,31 @@
+"""UndefinedVariableError: a name read where some path never assigned it."""
+import graphjit as ms
+from graphjit import nn, ops
+
+
+class UndefinedInIf(nn.Cell):
+    def construct(self, x):
+        if x.sum() > 0:
+            scaled = x * 2
+        return scaled
+
+
+class UndefinedInFor(nn.Cell):
+    def construct(self, x, n):
+        for i in range(n):
+            last = x + i
+        return last
+
+
+class UndefinedInWhile(nn.Cell):
+    def construct(self, x, n):
+        while n > 0:
+            last = x * n
+            n = n - 1
+        return last
+
+
+class Typo(nn.Cell):
+    def construct(self, x):
+        hidden = ops.relu(x)
+        return hiden + 1
