@@ -89,13 +89,13 @@ def _arg_infer(name):
         axis, out = attrs["axis"], dt.as_dtype(attrs["output_type"])
         if not out.is_integer:
             raise fail(name, f"output_type must be an integer dtype, got {out}")
+        if axis is not None and x.shape is not None and len(x.shape) == 0:
+            raise fail(name, "needs a tensor of rank >= 1 when an axis is given")
         _check_not_empty(name, x.shape, axis)
         if axis is None:
             shape = () if not attrs["keep_dims"] else (
                 None if x.shape is None else (1,) * len(x.shape))
         else:
-            if x.shape is not None and len(x.shape) == 0:
-                raise fail(name, "needs a tensor of rank >= 1 when an axis is given")
             norm_axis(name, axis, x.rank)
             shape = _reduced_shape(name, x.shape, axis, attrs["keep_dims"])
         return TensorType(out, shape)
