@@ -373,3 +373,94 @@ def test_one_hot_and_gather_kernels_match_inference():
                              {"depth": 4, "axis": 1, "dtype": D.float16}) == "ok"
         assert _check_kernel("Gather", [TensorType(D.float32, (6, 3)), TensorType(d, (2,))],
                              {"axis": 0}) == "ok"
+
+
+# -- property: inference with unknown dims is sound for every concrete shape ----------------------------
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+PROPERTY = settings(max_examples=80, deadline=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+def _covers(general, concrete):
+    """`general` (with unknown dims or rank) describes every value `concrete` does."""
+    if general.dtype is not concrete.dtype:
+        return False
+    if general.shape is None:
+        return True
+    return len(general.shape) == len(concrete.shape) and all(
+        g is None or g == c for g, c in zip(general.shape, concrete.shape))
+
+
+def _blur(draw, ty):
+    """ty with some dims (or the whole rank) made unknown."""
+    if draw(st.integers(0, 5)) == 0:
+        return TensorType(ty.dtype, None)
+    return TensorType(ty.dtype, tuple(None if draw(st.booleans()) else d for d in ty.shape))
+
+
+@st.composite
+def op_cases(draw):
+    """An op, concrete input types it accepts, and attrs."""
+    d = draw(st.sampled_from([D.float32, D.int32]))
+    rank = draw(st.integers(1, 3))
+    shape = tuple(draw(st.integers(1, 3)) for _ in range(rank))
+    kind = draw(st.sampled_from(["binary", "reduce", "matmul", "reshape", "transpose",
+                                 "expand", "squeeze", "concat", "stack", "index", "softmax",
+                                 "argmax", "flatten", "tile"]))
+    x = TensorType(d, shape)
+    axis = draw(st.integers(-rank, rank - 1))
+    if kind == "binary":
+        other = tuple(1 if draw(st.booleans()) else s for s in shape[draw(st.integers(0, rank)):])
+        return draw(st.sampled_from(["Add", "Mul", "RealDiv", "Less"])), [
+            x, TensorType(D.float32, other)], {}
+    if kind == "reduce":
+        return draw(st.sampled_from(["ReduceSum", "ReduceMean", "ReduceMax"])), [x], {
+            "axis": draw(st.sampled_from([None, axis])), "keep_dims": draw(st.booleans())}
+    if kind == "matmul":
+        k = draw(st.integers(1, 3))
+        return "MatMul", [TensorType(d, shape + (k,)), TensorType(d, (k, 2))], {}
+    if kind == "reshape":
+        n = int(np.prod(shape))
+        return "Reshape", [x], {"shape": draw(st.sampled_from([(-1,), (n, -1), (-1, 1, n)]))}
+    if kind == "transpose":
+        return "Transpose", [x], {"perm": tuple(draw(st.permutations(range(rank))))}
+    if kind == "expand":
+        return "ExpandDims", [x], {"axis": draw(st.integers(-rank - 1, rank))}
+    if kind == "squeeze":
+        return "Squeeze", [TensorType(d, shape[:axis % rank] + (1,) + shape[axis % rank + 1:])], \
+            {"axis": axis}
+    if kind == "concat":
+        other = shape[:axis % rank] + (draw(st.integers(1, 3)),) + shape[axis % rank + 1:]
+        return "Concat", [x, TensorType(d, other)], {"axis": axis}
+    if kind == "stack":
+        return "Stack", [x, x], {"axis": draw(st.integers(-rank - 1, rank))}
+    if kind == "index":
+        key = tuple(draw(st.sampled_from([0, -1, slice(None), slice(None, None, -1), None]))
+                    for _ in range(rank))
+        return "Index", [x], {"index": encode_index(key)}
+    if kind == "softmax":
+        return "Softmax", [x], {"axis": axis}
+    if kind == "argmax":
+        return "ArgMax", [x], {"axis": draw(st.sampled_from([None, axis])),
+                               "keep_dims": draw(st.booleans())}
+    if kind == "flatten":
+        return "Flatten", [x], {"start_dim": 0, "end_dim": axis}
+    return "Tile", [x], {"multiples": tuple(draw(st.integers(1, 2)) for _ in range(rank))}
+
+
+@PROPERTY
+@given(op_cases(), st.data())
+def test_unknown_dims_give_sound_inference(case, data):
+    op, types, attrs = case
+    g = Graph("g")
+    concrete = g.add_node(op, [g.add_param(ty) for ty in types], attrs).outputs[0].type
+    blurred = [_blur(data.draw, ty) for ty in types]
+    g2 = Graph("g2")
+    general = g2.add_node(op, [g2.add_param(ty) for ty in blurred], attrs).outputs[0].type
+    assert _covers(general, concrete), f"{op}{blurred} {attrs}: {general} vs {concrete}"
+    arrays = [_sample(ty.dtype, ty.shape) for ty in types]
+    kernel = get_op(op).make_kernel(blurred, [general], g2.nodes[-1].attrs)
+    with np.errstate(all="ignore"):
+        out = np.asarray(kernel(*arrays))
+    assert out.shape == concrete.shape and out.dtype == concrete.dtype.np
