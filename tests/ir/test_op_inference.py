@@ -5,6 +5,7 @@ import itertools
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from graphjit.ir import Graph, TensorType, dtypes as D, format_shape
 from graphjit.ir.errors import ShapeInferenceError
@@ -376,8 +377,6 @@ def test_one_hot_and_gather_kernels_match_inference():
 
 
 # -- property: inference with unknown dims is sound for every concrete shape ----------------------------
-from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
-
 PROPERTY = settings(max_examples=80, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture])
 
