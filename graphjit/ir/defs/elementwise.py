@@ -17,12 +17,6 @@ from .common import broadcast_shapes, fail, float_result, promote
 __all__ = ["BINARY", "UNARY", "COMPARISONS"]
 
 
-def _caster(np_dtype):
-    def cast(x):
-        return x.astype(np_dtype) if x.dtype != np_dtype else x
-    return cast
-
-
 def _binary_factory(ufunc, compute):
     """Kernel factory: cast inputs to the compute dtype (only where needed), apply."""
     def factory(in_types, out_types, attrs):
