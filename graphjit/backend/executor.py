@@ -1,22 +1,27 @@
 """Runs graphs: each graph becomes one Python function generated once from its plan.
 
 The plan binds every node to a kernel chosen for its exact input and output types
-(OpDef.make_kernel) and gives every value a local variable. If and Loop are not
-calls: their subgraphs are generated inline, If as an `if`/`else` statement and
-Loop as a `while` statement specialised to its port map (graphjit.backend.loop),
-so an iteration runs the body's kernels and a few assignments, nothing else:
+(OpDef.make_kernel) and gives every value a local variable; a Const is a global
+holding its array, and ops that one numpy expression computes identically (same-
+dtype arithmetic and comparisons, Squeeze/ExpandDims as views, MatMul as `@`) are
+written as that expression, so numpy scalars stay on numpy's fast path. If and
+Loop are not calls: their subgraphs are generated inline, If as an `if`/`else`
+statement and Loop as a `while` statement specialised to its port map
+(graphjit.backend.loop), so an iteration runs the body's kernels and a few
+assignments. For `Loop(%n, true, x * 2)` with a body `tanh(h + 1)`:
 
-    def run(v0, v1):                       # graph f(%n: i64[], %x: f32[3])
-        v2 = k0(v1, c0)                    #   Mul(%x, %two)
-        t3 = _trip_count(v0)               #   Loop(%n, %true, %x) ...
-        v4 = v2
-        i5 = 0
-        while i5 < t3:
-            v6 = k1(v4, c1)
-            v4 = v6
-            i5 += 1
-        v7 = v4
-        return (v7,)
+    def run(v0, v1):
+        v3 = v1 * c2                # Mul(%x, 2.0)
+        n5 = _trip_count6(v0)       # the Loop's driver
+        p8 = v3                     #   the back-edged parameter's first value
+        i9 = 0
+        while i9 < n5:
+            v12 = p8 + c11          #   the body, inline
+            v14 = k13(v12)          #   Tanh
+            p8 = v14                #   the back edge
+            i9 += 1
+        v16 = p8                    #   the last value
+        return (v16,)
 
 Nothing is looked up or rebuilt per call or per iteration.
 """
