@@ -340,6 +340,14 @@ def test_op_shape_error_names_the_arguments():
     assert "'x'" in str(e) and "'w'" in str(e)
 
 
+@pytest.mark.xfail(strict=True, reason="gap: the refusal of `global STEPS` does not name the "
+                   "variable (e.names is empty)")
+@pytest.mark.parametrize("case_id", ["global-if", "global-for", "global-while"])
+def test_global_refusal_names_the_variable(case_id):
+    e = raise_of(BY_ID[case_id])
+    assert e.names == ("STEPS",), e.names
+
+
 @pytest.mark.xfail(strict=True, reason="gap: a misspelt name gets no 'did you mean' fix")
 def test_typo_suggests_the_close_name():
     e = raise_of(BY_ID["undefined-typo"])
