@@ -4,7 +4,8 @@ variables involved, both sides of a failed join and a fix.
 
 The programs live in tests/frontend/error_programs/; expected lines are found by searching
 their source, so they stay right when the files change. Run this file as a script to print
-the current message of every case (handy when updating docs/errors.md).
+the current message of every case, or with --update-docs to rewrite the messages shown in
+docs/errors.md.
 """
 from __future__ import annotations
 
@@ -64,6 +65,17 @@ INPUTS = {
     "x,i": lambda: (_vec(), _n(2)),
     "x,idx": lambda: (_vec(), ms.Tensor(np.array([0, 3], np.int32))),
 }
+
+
+@pytest.fixture(autouse=True)
+def catalog_ops():
+    """The user operators of the examples, registered for each test and removed after it,
+    so that the registry's own tests (every op complete) never see them."""
+    from graphjit.ir import registry
+    names = registry_errors.register() + runtime.register()
+    yield
+    for name in names:
+        registry._REGISTRY.pop(name, None)   # no public unregister
 
 
 # -- locating lines -----------------------------------------------------------------------------
@@ -558,16 +570,31 @@ def test_docs_examples_are_tested_programs_with_their_messages():
             assert f"line {line_of(case.program, snippet)[0]}" in message, (case_id, snippet)
 
 
-def print_catalog():
-    """Print every case's current message, paths relative to the repository."""
+def current_message(case: Case) -> str:
+    """The message a case prints now, as a traceback shows it, paths relative to the
+    repository."""
     root = str(HERE.parent.parent) + "/"
-    for case in CASES:
-        try:
-            case.run()
-            print(f"## {case.id}: no error")
-        except Exception as e:  # noqa: BLE001 - printing whatever it is
-            print(f"## {case.id}: {type(e).__name__}\n{str(e).replace(root, '')}\n")
+    try:
+        case.run()
+    except Exception as e:  # noqa: BLE001 - printing whatever it is
+        return f"{type(e).__module__}.{type(e).__name__}: {e}".replace(root, "")
+    return "(no error)"
+
+
+def update_docs():
+    """Rewrite the message block of every `<!-- case: ID -->` example in docs/errors.md."""
+    def fill(m):
+        return m.group(1) + current_message(BY_ID[m.group(2)]) + "\n```"
+    text = re.sub(r"(<!-- case: ([\w-]+) -->\s*```python\n.*?```\s*```text\n).*?```",
+                  fill, _docs(), flags=re.S)
+    DOCS.write_text(text)
 
 
 if __name__ == "__main__":
-    print_catalog()
+    registry_errors.register()
+    runtime.register()
+    if sys.argv[1:] == ["--update-docs"]:
+        update_docs()
+    else:
+        for c in CASES:
+            print(f"## {c.id}\n{current_message(c)}\n")
