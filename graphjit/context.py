@@ -26,6 +26,14 @@ _DEFAULTS = {
     "save_graphs": False,
     "jit_syntax_level": "STRICT",
     "max_call_depth": 1000,
+    "precompile_only": False,
+    "enable_graph_kernel": False,
+    "memory_optimize_level": "O0",
+    "max_device_memory": "1024GB",
+    "enable_compile_cache": False,
+    "compile_cache_path": ".",
+    "runtime_num_threads": 2,
+    "pynative_synchronize": False,
 }
 _context = dict(_DEFAULTS)
 
@@ -35,15 +43,20 @@ def set_context(**kwargs: Any) -> None:
     show_internal_frames, warn_recompile; MindSpore's device options are accepted.
 
     Raises:
-        ValueError: an unknown option or a bad value.
+        ValueError: a bad value, or an unknown option close to a known one (a typo);
+            other unknown options (MindSpore device settings) only warn.
     """
     for k, v in kwargs.items():
         if k not in _DEFAULTS:
             import difflib
-            close = difflib.get_close_matches(k, list(_DEFAULTS), n=1)
-            raise ValueError(f"set_context: unknown option '{k}'"
-                             + (f"; did you mean '{close[0]}'?" if close else
-                                f"; the options are {', '.join(sorted(_DEFAULTS))}"))
+            close = difflib.get_close_matches(k, list(_DEFAULTS), n=1, cutoff=0.85)
+            if close:   # most likely a typo of one of ours
+                raise ValueError(f"set_context: unknown option '{k}'; did you mean "
+                                 f"'{close[0]}'?")
+            # another of MindSpore's many device options: accepted, it changes nothing here
+            import warnings
+            warnings.warn(f"set_context: option '{k}' has no effect in graphjit",
+                          UserWarning, stacklevel=2)
         if k == "mode" and v not in (GRAPH_MODE, PYNATIVE_MODE):
             raise ValueError(f"set_context: mode must be GRAPH_MODE (0) or PYNATIVE_MODE (1), "
                              f"got {v!r}")

@@ -1,5 +1,5 @@
 """MindSpore's `mindspore.common` spelling: dtype, Tensor, Parameter."""
-from . import dtype
+from . import dtype, parameter
 from ..tensor import Tensor
 from ..parameter import Parameter
 

@@ -97,29 +97,3 @@ def always_returns(stmts) -> bool:
             return True
     return False
 
-
-def _loads(node) -> Set[str]:
-    out = set()
-    for n in ast.walk(node):
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
-            out.add(n.id)
-    return out
-
-
-def killed_before_read(stmts, name: str) -> bool:
-    """True if every run of the statements assigns `name` (a plain `name = ...` at the
-    top level) before anything reads it: its value from before is never used."""
-    for st in stmts:
-        if isinstance(st, (ast.Assign, ast.AnnAssign)):
-            value = st.value
-            if value is not None and name in _loads(value):
-                return False
-            targets = st.targets if isinstance(st, ast.Assign) else [st.target]
-            if any(name in _loads(t) for t in targets):
-                return False
-            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
-                return True
-            continue
-        if name in _loads(st) or name in target_names(st):
-            return False
-    return False

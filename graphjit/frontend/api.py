@@ -592,8 +592,9 @@ def _call_jit(jf: JitFunction, self_obj, args, kwargs):
         raise _user_facing(e)
 
 
-def jit(function=None, *, mode="PSJit", input_signature=None, hash_args=None, jit_config=None,
-        compile_once=False, **kwargs):
+def jit(function=None, *, fn=None, mode="PSJit", input_signature=None, hash_args=None,
+        jit_config=None, compile_once=False, capture_mode="ast", jit_level=None, dynamic=0,
+        fullgraph=False, backend=None, **kwargs):
     """Compile a function (or method) per input signature whatever the mode; on a Cell
     subclass, make every instance compile its construct whatever the mode."""
     def wrap(fn):
@@ -612,6 +613,7 @@ def jit(function=None, *, mode="PSJit", input_signature=None, hash_args=None, ji
         if sig is not None and not isinstance(sig, (tuple, list)):
             sig = (sig,)
         return JitFunction(fn, sig)
+    function = function if function is not None else fn
     return wrap if function is None else wrap(function)
 
 
@@ -646,8 +648,18 @@ def compile_for_model(target, example_inputs, name=None):
         key, tensors = _signature(_arg_names(fn, self_obj is not None), list(inputs), {},
                                   None)
         _check_matches(entry, tensors, key)
+        if len(key) != len(entry.key) or any(
+                a != b for a, b in zip(key, entry.key) if not (_is_tensor_key(a) and
+                                                               _is_tensor_key(b))):
+            raise TypeError(f"the model was compiled for the non-tensor arguments "
+                            f"{_constants(entry.key)}, got {_constants(key)}; compile it "
+                            f"again for other values")
         return entry.run(tensors)
     return CompiledModel(entry.graph, name=label, runner=runner, source=target)
+
+
+def _constants(key) -> str:
+    return ", ".join(_desc(k) for k in key if not _is_tensor_key(k)) or "(none)"
 
 
 class _ModelOwner:

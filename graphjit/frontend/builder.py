@@ -487,6 +487,13 @@ class FunctionBuilder:
         return value
 
     def getitem(self, obj, key):
+        from ..nn import CellList, SequentialCell
+        if isinstance(key, GraphTensor) and (
+                isinstance(obj, (CellList, SequentialCell)) or
+                isinstance(obj, (list, tuple)) and obj and all(callable(x) and not isinstance(
+                    x, TensorLike) for x in obj)):
+            from .calls import Switch
+            return Switch(list(obj), key)
         if isinstance(obj, (list, tuple)) and isinstance(key, GraphTensor):
             from .control_flow import index_sequence
             return index_sequence(self, obj, key)

@@ -39,6 +39,32 @@ class GraphZip:
 GRAPH_ITERABLES = (GraphTensor, DynamicList, GraphRange, GraphEnumerate, GraphZip)
 
 
+class Switch:
+    """`cells[i]` with a tensor index i: calling it builds one branch per item (a chain
+    of If nodes, MindSpore's switch)."""
+
+    def __init__(self, items, index):
+        self.items, self.index = items, index
+
+
+def _call_switch(b, sw: Switch, args, kwargs, node):
+    from .. import ops
+    from .control_flow import branch
+    n = len(sw.items)
+    idx = sw.index
+    if not idx.dtype.is_integer:
+        raise TypeError(f"list indices must be integers, not a {idx.dtype} tensor")
+    k = ops.where(idx < 0, idx + n, idx)
+    loc = b.loc(node)
+
+    def build(i):
+        if i == n - 1:
+            return call(b, sw.items[i], args, kwargs, node)
+        return branch(b, ops.equal(k, i), lambda: call(b, sw.items[i], args, kwargs, node),
+                      lambda: build(i + 1), loc, (f"item {i}", f"items after {i}"))
+    return build(0)
+
+
 def _has_unknown_len(x) -> bool:
     if isinstance(x, GraphTensor):
         s = x.type.shape
@@ -242,6 +268,8 @@ def call(b, func, args, kwargs, node):
     if handler is not None:
         return handler(b, args, kwargs, node)
     from .api import JitFunction, _BoundJit
+    if isinstance(func, Switch):
+        return _call_switch(b, func, args, kwargs, node)
     if isinstance(func, JitFunction):
         return build_function(b.c, func.fn, args, kwargs)
     if isinstance(func, _BoundJit):

@@ -358,8 +358,7 @@ class _State:
     """What the passes over a loop body have learned."""
 
     widened: Dict[Key, tuple] = field(default_factory=dict)   # key -> (dtype, shape, weak)
-    local: set = field(default_factory=set)     # names each iteration assigns before reading
-    unjoinable: Dict[str, Any] = field(default_factory=dict)  # local name -> the join error
+    unjoinable: Dict[str, Any] = field(default_factory=dict)  # name -> why it cannot be carried
     promote: Dict[Key, tuple] = field(default_factory=dict)   # key -> (dtype, weak)
     local_trees: Dict[str, Any] = field(default_factory=dict)  # name -> placeholder tree
 
@@ -416,10 +415,6 @@ def build_loop(b: FunctionBuilder, node, kind, spec: LoopSpec = None, cond0=None
     names = list(assigned) + ([RET, RETVAL] if has_ret else []) + \
         ([BRK] if node.orelse else [])
     st = _State()
-    st.local = {n for n in assigned if n in targets or
-                analysis.killed_before_read(node.body, n)}
-    if kind == "while":
-        st.local -= {x.id for x in ast.walk(node.test) if isinstance(x, ast.Name)}
     n_records = len(b.c.records)
     for attempt in range(12):
         del b.c.records[n_records:]   # decisions of an earlier pass are rebuilt
@@ -463,6 +458,8 @@ def _loop_pass(b, node, kind, spec, names, st, appended, has_ret, outer) -> _Pas
         PARAM_SOURCE[id(prm)] = x.value
     env = dict(env0)
     env.update(trees)
+    for n, e in st.unjoinable.items():
+        env[n] = Unjoinable(n, e)
     for prm, s in zip(params, slots):
         name, path = s.key
         if s.kind == "flag":
@@ -541,9 +538,11 @@ def _loop_update(p: _Pass, st: _State, loc) -> bool:
         try:
             changed |= _update_slot(p, st, s, loc)
         except (ShapeJoinError, TypeJoinError, UnsupportedSyntaxError) as e:
-            if s.key[0] not in st.local:
+            if s.kind == "flag":
                 raise
-            st.unjoinable[s.key[0]] = e     # never read before it is assigned: drop it
+            # the name cannot be carried: the next pass reads it as an error, so the
+            # program is refused only if it really reads the value across iterations
+            st.unjoinable[s.key[0]] = e
             changed = True
     return _update_python_values(p, st, loc, slot_keys) or changed
 
@@ -635,8 +634,6 @@ def _update_python_values(p: _Pass, st: _State, loc, slot_keys) -> bool:
                         _info(a) is None or _info(x) is None):
                     raise _structure_error(_label((n, path)), a, x, p, loc)
         except TypeJoinError as e:
-            if n not in st.local:
-                raise
             st.unjoinable[n] = e
             changed = True
             continue

@@ -91,7 +91,10 @@ class GraphContext:
         return p
 
     def const(self, arr) -> Value:
-        arr = np.asarray(arr)
+        # a private, read-only copy: nothing outside (the user's array, an output handed
+        # back to the user) can change a constant of the graph
+        arr = np.array(arr)
+        arr.flags.writeable = False
         key = None
         if arr.size <= 16:
             key = (arr.dtype.str, arr.shape, arr.tobytes())
