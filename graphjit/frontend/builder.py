@@ -17,7 +17,8 @@ from typing import Any, Dict, List, Optional
 
 import numpy as np
 
-from ..ir.errors import (GraphJitError, UndefinedVariableError, UnsupportedSyntaxError)
+from ..ir.errors import (GraphJitError, ShapeInferenceError, UndefinedVariableError,
+                         UnsupportedSyntaxError)
 from ..tensor import Tensor, TensorLike
 from . import analysis
 from .source import FunctionSource, get_source
@@ -57,6 +58,13 @@ class Compiler:
         self.guards: List[tuple] = []      # (object, attribute, kind, value)
         self.created: Dict[int, Any] = {}  # objects created while building, by id
         self.warnings: List[str] = []
+        self.param_source: Dict[int, Any] = {}  # id(subgraph param) -> outer Value
+        self.external: Dict[int, Any] = {}      # containers that outlive the call, by id
+
+    def note_external(self, value):
+        if type(value) in (list, dict, set):
+            self.external[id(value)] = value
+        return value
 
     def record(self, rec):
         self.records.append(rec)
@@ -298,6 +306,7 @@ class FunctionBuilder:
             self.bind(target.value.id, new, self.loc(stmt))
             return
         if isinstance(obj, (list, dict)):
+            self.refuse_external_mutation(obj, stmt)
             if isinstance(key, GraphTensor):
                 raise UnsupportedSyntaxError(
                     "indexing a Python list or dict with a tensor value in an assignment",
@@ -307,9 +316,21 @@ class FunctionBuilder:
             return
         obj[key] = value
 
+    def refuse_external_mutation(self, obj, node):
+        """Python containers that outlive the call (attributes of the Cell, globals)
+        cannot change inside a compiled function: the change would happen once, while
+        the graph is built, instead of at every call."""
+        if id(obj) in self.c.external:
+            raise UnsupportedSyntaxError(
+                f"changing a {type(obj).__name__} that outlives the call (an attribute or a "
+                f"global) inside a compiled function", loc=self.loc(node),
+                hint="build a new local list (and return it) instead of changing the "
+                     "attribute, or run this Cell in PYNATIVE_MODE")
+
     def visit_Delete(self, node):
         for t in node.targets:
             if isinstance(t, ast.Name):
+                self.lookup(t.id, t)     # deleting an unbound name is a NameError, as in Python
                 self.env[t.id] = Undefined(t.id, f"deleted at line {self.loc(node).line}")
             elif isinstance(t, ast.Subscript):
                 obj = self.eval(t.value)
@@ -357,8 +378,10 @@ class FunctionBuilder:
             if not isinstance(msg, str):
                 msg = str(msg)
             from .. import ops
-            ops.functional.runtime_assert(cond, f"AssertionError: {msg}" if msg else
-                                          f"AssertionError at {self.loc(node).short()}")
+            where = self.loc(node)
+            ops.functional.runtime_assert(
+                cond, (msg + "\n" if msg else "") + f"(assert at {where.file}:{where.line}: "
+                f"`{where.text.strip()}`)")
             return
         if not cond:
             msg = None if node.msg is None else self.eval(node.msg)
@@ -420,8 +443,20 @@ class FunctionBuilder:
     visit_With = _refuse("with", "move the with-block outside the compiled function")
     visit_AsyncWith = visit_With
     visit_AsyncFor = _refuse("async for", "use a plain for loop")
-    visit_Global = _refuse("global", "pass the value in as an argument and return the new one")
-    visit_Nonlocal = _refuse("nonlocal", "return the new value instead")
+    def visit_Global(self, node):
+        names = ", ".join(node.names)
+        raise UnsupportedSyntaxError(
+            f"global {names}: a compiled function cannot rebind module variables (the change "
+            f"would happen once, while the graph is built)", loc=self.loc(node),
+            names=tuple(node.names),
+            hint=f"pass {names} in as an argument and return the new value")
+
+    def visit_Nonlocal(self, node):
+        names = ", ".join(node.names)
+        raise UnsupportedSyntaxError(
+            f"nonlocal {names}: a compiled function cannot rebind enclosing variables",
+            loc=self.loc(node), names=tuple(node.names), hint="return the new value instead")
+
     visit_Match = _refuse("match", "use if/elif")
     del _refuse
 
@@ -439,6 +474,8 @@ class FunctionBuilder:
         except GraphJitError as e:
             if e.loc is None:
                 e.loc = loc
+            if isinstance(e, ShapeInferenceError) and not e.names:
+                self._name_operands(e, node)
             raise
         except RecursionError:
             raise
@@ -448,6 +485,28 @@ class FunctionBuilder:
         finally:
             if loc is not None:
                 set_loc(old)
+
+    def _name_operands(self, e, node):
+        """Name the user's variables an operator was given (for its shape errors)."""
+        if isinstance(node, ast.Call):
+            children = list(node.args) + [k.value for k in node.keywords]
+        elif isinstance(node, ast.BinOp):
+            children = [node.left, node.right]
+        elif isinstance(node, ast.Compare):
+            children = [node.left] + list(node.comparators)
+        else:
+            return
+        found = []
+        for c in children:
+            if isinstance(c, ast.Name):
+                v = self.env.get(c.id)
+                if isinstance(v, (GraphTensor, Tensor)):
+                    found.append((c.id, v))
+        if found:
+            e.names = tuple(n for n, _ in found)
+            e.with_context(detail="; ".join(
+                f"'{n}' is {v.type if isinstance(v, GraphTensor) else v.type}"
+                for n, v in found))
 
     def visit_Constant(self, node):
         return node.value
@@ -464,15 +523,24 @@ class FunctionBuilder:
                     raise v.error(self.loc(node) if node is not None else None)
                 return v
             if name in b.closure:
-                return b.closure[name]
+                return self.c.note_external(b.closure[name])
             b = b.enclosing
         if name in self.globals:
-            return self.globals[name]
+            return self.c.note_external(self.globals[name])
         if hasattr(builtins, name):
             return getattr(builtins, name)
+        import difflib
+        known = set(self.globals) | set(dir(builtins))
+        b = self
+        while b is not None:
+            known |= {k for k in b.env if not k.startswith("<")} | set(b.closure)
+            b = b.enclosing
+        close = difflib.get_close_matches(name, sorted(known), n=1)
         raise UndefinedVariableError(f"name '{name}' is not defined",
                                      loc=self.loc(node) if node is not None else None,
-                                     names=(name,))
+                                     names=(name,),
+                                     hint=f"did you mean '{close[0]}'?" if close else
+                                     f"define '{name}' before this line")
 
     def visit_Attribute(self, node):
         obj = self.eval(node.value)
@@ -484,6 +552,8 @@ class FunctionBuilder:
         from ..nn import Cell
         if isinstance(obj, Cell) or getattr(type(obj), "_graphjit_jit_class", False):
             self.c.guard_attr(obj, node.attr, value)
+        if id(obj) not in self.c.created:
+            self.c.note_external(value)
         return value
 
     def getitem(self, obj, key):
@@ -558,11 +628,20 @@ class FunctionBuilder:
         return out
 
     def apply_op(self, fn, a, b):
+        if type(a) in (list, dict, set):
+            self.refuse_external_mutation(a, None)
         return fn(a, b)
 
     def visit_BinOp(self, node):
         a = self.eval(node.left)
         b = self.eval(node.right)
+        if isinstance(node.op, ast.Mult) and (
+                isinstance(a, (list, tuple, str)) and isinstance(b, GraphTensor) or
+                isinstance(b, (list, tuple, str)) and isinstance(a, GraphTensor)):
+            raise UnsupportedSyntaxError(
+                "repeating a Python sequence a number of times known only when the graph "
+                "runs", loc=self.loc(node),
+                hint="use a Python int for the count, or build a tensor with ops.tile")
         return BINOPS[type(node.op)](a, b)
 
     def visit_UnaryOp(self, node):
@@ -799,6 +878,17 @@ def build_function(compiler: Compiler, fn, args, kwargs, self_obj=None):
     if isinstance(fn, types.MethodType):
         self_obj, fn = fn.__self__, fn.__func__
     src = get_source(fn)
+    if inspect.isgeneratorfunction(fn) or inspect.iscoroutinefunction(fn) or \
+            inspect.isasyncgenfunction(fn):
+        gen = inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn)
+        kind = "a generator (it contains yield)" if gen else "a coroutine (async def)"
+        found = [n for n in ast.walk(src.node) if isinstance(
+            n, (ast.Yield, ast.YieldFrom, ast.Await))]
+        where = min(found, key=lambda n: (n.lineno, n.col_offset)) if found else src.node
+        raise UnsupportedSyntaxError(
+            f"'{fn.__name__}' is {kind}; calling it returns an iterator, not values a graph "
+            f"can compute", loc=src.loc(where), names=(fn.__name__,),
+            hint="return a tuple or list of the values instead")
     if self_obj is not None:
         args = [self_obj] + list(args)
     sig_defaults = fn.__defaults__ or ()

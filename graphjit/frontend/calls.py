@@ -262,6 +262,11 @@ _NUMPY_TO_OPS = {
 }
 
 
+_MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
+             "update", "setdefault", "popitem", "add", "discard", "__setitem__",
+             "__delitem__", "__iadd__"}
+
+
 def call(b, func, args, kwargs, node):
     """Call `func` from the function being built by `b`."""
     handler = BUILTINS.get(func) if _hashable(func) else None
@@ -280,6 +285,9 @@ def call(b, func, args, kwargs, node):
     if isinstance(func, Cell):
         construct = type(func).construct
         return build_function(b.c, construct, args, kwargs, self_obj=func)
+    owner = getattr(func, "__self__", None)
+    if type(owner) in (list, dict, set) and getattr(func, "__name__", "") in _MUTATORS:
+        b.refuse_external_mutation(owner, node)
     if isinstance(func, types.MethodType):
         f, obj = func.__func__, func.__self__
         if _is_internal(f) or not isinstance(f, types.FunctionType):
@@ -345,8 +353,19 @@ def _numpy_call(b, func, args, kwargs, node):
             hint="use the graphjit.ops function that does the same")
     from .. import ops
     fn = getattr(ops, target)
-    if name in ("sum", "mean", "amax", "amin", "max", "min", "prod") and "axis" in kwargs:
-        a = kwargs.pop("axis")
-        args = [args[0], a] + list(args[1:])
-    kwargs.pop("keepdims", None)
+    if name in ("sum", "mean", "amax", "amin", "max", "min", "prod"):
+        x = args[0]
+        axis = kwargs.pop("axis", args[1] if len(args) > 1 else None)
+        keep = bool(kwargs.pop("keepdims", False))
+        if kwargs or len(args) > 2:
+            raise UnsupportedSyntaxError(
+                f"numpy.{name} with arguments {sorted(kwargs)} on a graph value",
+                loc=b.loc(node), hint=f"use x.{name}(axis, keepdims)")
+        op = {"sum": "ReduceSum", "mean": "ReduceMean", "amax": "ReduceMax",
+              "max": "ReduceMax", "amin": "ReduceMin", "min": "ReduceMin",
+              "prod": "ReduceProd"}[name]
+        from ..ops._dispatch import apply, to_tensor
+        if isinstance(axis, list):
+            axis = tuple(axis)
+        return apply(op, to_tensor(x), axis=axis, keep_dims=keep)
     return fn(*args, **kwargs)

@@ -39,7 +39,6 @@ __all__ = ["Record", "condition_value", "build_if_stmt", "build_guarded", "build
 
 PY_SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
 _MISSING = Undefined("<missing>")
-PARAM_SOURCE: Dict[int, Any] = {}   # id(subgraph param) -> outer Value (for explain)
 
 
 @dataclass
@@ -76,8 +75,9 @@ def condition_value(b: FunctionBuilder, v, node=None):
     return bool(v)
 
 
-def describe(v) -> str:
-    """Which inputs a graph value depends on (for the explain report)."""
+def describe(v, sources: Dict[int, Any]) -> str:
+    """Which inputs a graph value depends on (for the explain report); `sources` maps
+    the id of a subgraph parameter to the outer value it stands for."""
     if not isinstance(v, GraphTensor):
         return ""
     names, seen, stack = [], set(), [v.value]
@@ -87,7 +87,7 @@ def describe(v) -> str:
             continue
         seen.add(id(x))
         if x.producer is None:
-            src = PARAM_SOURCE.get(id(x))
+            src = sources.get(id(x))
             if src is not None:
                 stack.append(src)
             elif x.name and x.name not in names and x.graph is not None:
@@ -158,7 +158,8 @@ def _fits(value, dtype) -> bool:
 
 def _fmt_side(x, loc) -> str:
     if isinstance(x, (GraphTensor, Tensor)):
-        desc = f"a {x.dtype} tensor of shape {format_shape_ms(_info(x)[1])}"
+        article = "an" if x.dtype.name[0] in "aeiou" else "a"
+        desc = f"{article} {x.dtype} tensor of shape {format_shape_ms(_info(x)[1])}"
     elif isinstance(x, Undefined):
         desc = "not defined"
     else:
@@ -417,7 +418,7 @@ def branch(b: FunctionBuilder, cond: GraphTensor, then_fn: Callable, else_fn: Ca
         with ctx:
             ctx.graph.set_results([materialize(ctx, getattr(p, side), p.dtype)
                                    for p in pairs])
-    operands = _unify_params(ctx_t, ctx_e)
+    operands = _unify_params(b.c.param_source, ctx_t, ctx_e)
     node = outer.graph.add_node("If", [outer.lift(cond.value)] + operands,
                                 {"then_graph": ctx_t.graph, "else_graph": ctx_e.graph},
                                 loc=loc, names=[p.name for p in pairs])
@@ -428,7 +429,7 @@ def branch(b: FunctionBuilder, cond: GraphTensor, then_fn: Callable, else_fn: Ca
     return None if expr_template is None else fill_holes(expr_template, outs)
 
 
-def _unify_params(*ctxs) -> list:
+def _unify_params(sources, *ctxs) -> list:
     """Give every branch graph one parameter per outer value any branch captured."""
     order, seen = [], set()
     for ctx in ctxs:
@@ -444,7 +445,7 @@ def _unify_params(*ctxs) -> list:
                 p = ctx.graph.add_param(v.type, v.name)
                 ctx.captures[id(v)] = p
             params.append(p)
-            PARAM_SOURCE[id(p)] = v
+            sources[id(p)] = v
         for i, p in enumerate(params):
             p.index = i
         ctx.graph.params = params
@@ -460,7 +461,7 @@ def build_if_stmt(b: FunctionBuilder, node: ast.If):
                           f"{'if' if cond else 'else'}-branch", f"condition is {cond}"))
         b.exec_block(node.body if cond else node.orelse)
         return
-    rec = b.c.record(Record("if", loc, "variable", "If", describe(cond)))
+    rec = b.c.record(Record("if", loc, "variable", "If", describe(cond, b.c.param_source)))
     branch(b, cond, lambda: b.exec_block(node.body), lambda: b.exec_block(node.orelse), loc)
     rec.details["outputs"] = _last_if_outputs()
 
@@ -494,7 +495,7 @@ def build_ifexp(b: FunctionBuilder, node: ast.IfExp):
     if not isinstance(cond, GraphTensor):
         return b.eval(node.body if cond else node.orelse)
     loc = b.loc(node)
-    b.c.record(Record("ifexp", loc, "variable", "If", describe(cond)))
+    b.c.record(Record("ifexp", loc, "variable", "If", describe(cond, b.c.param_source)))
     return branch(b, cond, lambda: b.eval(node.body), lambda: b.eval(node.orelse), loc,
                   ("true value", "false value"))
 

@@ -30,7 +30,7 @@ from ..tensor import Tensor
 from . import analysis
 from .builder import BRK, CONT, RET, RETVAL, FunctionBuilder
 from .calls import GraphEnumerate, GraphRange, GraphZip
-from .control_flow import (PARAM_SOURCE, Record, _KORDER, _WEAK_DEFAULT, _MISSING, _fits,
+from .control_flow import (Record, _KORDER, _WEAK_DEFAULT, _MISSING, _fits,
                            _fmt_side, _info, _kind, _lists_in, _same_static, branch,
                            condition_value, describe, materialize, placeholder_like)
 from .values import DynamicList, GraphContext, GraphTensor, Undefined, Unjoinable, active
@@ -54,7 +54,7 @@ def loop_spec(b, it, node) -> LoopSpec:
         if it.type.shape is not None and len(it.type.shape) == 0:
             raise TypeError("iteration over a 0-d tensor")
         return LoopSpec([it], None, lambda i, s: ops.squeeze(s[0], 0),
-                        f"rows of a tensor ({describe(it)})")
+                        f"rows of a tensor ({describe(it, b.c.param_source)})")
     if isinstance(it, GraphRange):
         start, stop, step = it.start, it.stop, it.step
         if step > 0:
@@ -69,7 +69,7 @@ def loop_spec(b, it, node) -> LoopSpec:
                 v.weak = True
             return v
         return LoopSpec([], n, make, "range with a tensor bound" + (
-            f" ({describe(stop)})" if isinstance(stop, GraphTensor) else ""))
+            f" ({describe(stop, b.c.param_source)})" if isinstance(stop, GraphTensor) else ""))
     if isinstance(it, GraphEnumerate):
         inner = loop_spec(b, it.inner, node)
         st = it.start
@@ -257,7 +257,7 @@ def build_while(b: FunctionBuilder, node: ast.While):
             if isinstance(cond, GraphTensor):
                 rec = b.c.record(Record("while", loc, "variable",
                                         "Loop" + (f" (after {count} unrolled iterations)"
-                                                  if count else ""), describe(cond)))
+                                                  if count else ""), describe(cond, b.c.param_source)))
                 build_loop(b, node, "while", cond0=cond, record=rec)
                 _restore_flags(b, saved)
                 return
@@ -439,6 +439,7 @@ class _Pass:
     n_sliced: int
     env0: Dict[str, Any]
     names: List[str]
+    entry_locs: Dict[str, Any] = field(default_factory=dict)
 
 
 def _loop_pass(b, node, kind, spec, names, st, appended, has_ret, outer) -> _Pass:
@@ -453,9 +454,9 @@ def _loop_pass(b, node, kind, spec, names, st, appended, has_ret, outer) -> _Pas
     slice_params = [g.add_param(sliced_type(x.type, 0), "slice") for x in sliced]
     for prm, s in zip(params, slots):
         if isinstance(s.entry, GraphTensor):
-            PARAM_SOURCE[id(prm)] = s.entry.value
+            b.c.param_source[id(prm)] = s.entry.value
     for prm, x in zip(slice_params, sliced):
-        PARAM_SOURCE[id(prm)] = x.value
+        b.c.param_source[id(prm)] = x.value
     env = dict(env0)
     env.update(trees)
     for n, e in st.unjoinable.items():
@@ -520,7 +521,7 @@ def _loop_pass(b, node, kind, spec, names, st, appended, has_ret, outer) -> _Pas
         b.loop_depth -= 1
     collected = {n: list(list.__iter__(c)) for n, c in collectors.items()}
     return _Pass(ctx, slots, trees, exit_env, exit_locs, cond, collected, len(sliced), env0,
-                 names)
+                 names, dict(locs0))
 
 
 def _exit_leaf(p: _Pass, key: Key):
@@ -592,12 +593,14 @@ def _update_slot(p: _Pass, st: _State, s: _Slot, loc) -> bool:
         eloc = p.exit_locs.get(s.key[0])
         e.with_context(
             loc=loc, names=(label,),
-            detail=f"'{label}' enters the loop with shape {format_shape_ms(s.shape)} and "
-                   f"has shape {format_shape_ms(shape)} after one iteration"
-                   + (f" (assigned at line {eloc.line}: `{eloc.text.strip()}`)"
-                      if eloc is not None and eloc.text else ""),
+            detail=f"'{label}' enters the loop as "
+                   f"{_fmt_side(s.entry, p.entry_locs.get(s.key[0]))} and is "
+                   f"{_fmt_side(ev, eloc)} after one iteration (the first iteration changes "
+                   f"it)",
             hint=f"keep the shape of '{label}' the same in every iteration, or make the "
                  f"changing dim unknown before the loop (TensorSpec with None)")
+        if p.entry_locs.get(s.key[0]) is not None:
+            e.extra_locs += ((f"'{label}' before the loop", p.entry_locs[s.key[0]]),)
         if eloc is not None:
             e.extra_locs += ((f"'{label}' changes shape here", eloc),)
         raise
@@ -673,9 +676,11 @@ def _update_python_values(p: _Pass, st: _State, loc, slot_keys) -> bool:
 
 
 def _structure_error(label, entry, ev, p, loc):
+    name = label.split("[")[0]
     return TypeJoinError(
-        f"'{label}' is {_fmt_side(entry, None)} before the loop and {_fmt_side(ev, None)} "
-        f"after one iteration of a loop that depends on a tensor value", loc=loc,
+        f"'{label}' is {_fmt_side(entry, p.entry_locs.get(name))} before the loop and "
+        f"{_fmt_side(ev, p.exit_locs.get(name))} after one iteration of a loop that depends "
+        f"on a tensor value", loc=loc,
         names=(label,),
         hint=f"give '{label}' a tensor value before the loop (for example ops.zeros(...)) and "
              f"keep its kind in every iteration")
@@ -688,8 +693,8 @@ def _carry_type_error(label, s, ev, p, loc):
         f"equal.\nType Join Failed: dtype1 = {s.dtype}, dtype2 = "
         f"{ev.dtype if isinstance(ev, (GraphTensor, Tensor)) else type(ev).__name__}.",
         loc=loc, names=(label,),
-        detail=f"'{label}' enters the loop as {s.dtype} and is "
-               f"{_fmt_side(ev, eloc)} after one iteration",
+        detail=f"'{label}' enters the loop as {_fmt_side(s.entry, p.entry_locs.get(s.key[0]))} "
+               f"and is {_fmt_side(ev, eloc)} after one iteration",
         hint=f"cast '{label}' inside the loop so it keeps dtype {s.dtype}")
 
 
@@ -727,7 +732,7 @@ def _emit_loop(b, node, kind, spec, cond0, p: _Pass, st: _State, outer: GraphCon
     n_c = len(slots)
     captured = list(ctx.captured)
     for prm, v in zip(g.params[1 + n_c + p.n_sliced:], captured):
-        PARAM_SOURCE[id(prm)] = v
+        b.c.param_source[id(prm)] = v
     if kind == "while":
         trip = outer.const(np.asarray(-1, np.int64))
         c0 = _scalar_value(outer, outer.lift(cond0.value))
@@ -791,6 +796,7 @@ def _emit_loop(b, node, kind, spec, cond0, p: _Pass, st: _State, outer: GraphCon
     if record is not None:
         record.details.update({
             "carried": [_label(s.key) for s in slots if s.kind != "flag"],
-            "sliced": n_s, "concatenated": sorted(set(scan_names))})
+            "sliced": [ast.unparse(node.iter)] if n_s else [],
+            "concatenated": sorted(set(scan_names))})
     if node.orelse:
         _run_orelse(b, node)
