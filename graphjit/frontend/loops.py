@@ -359,6 +359,7 @@ class _State:
 
     widened: Dict[Key, tuple] = field(default_factory=dict)   # key -> (dtype, shape, weak)
     unjoinable: Dict[str, Any] = field(default_factory=dict)  # name -> why it cannot be carried
+    runs_once: bool = False      # the body certainly runs at least once
     promote: Dict[Key, tuple] = field(default_factory=dict)   # key -> (dtype, weak)
     local_trees: Dict[str, Any] = field(default_factory=dict)  # name -> placeholder tree
 
@@ -415,6 +416,12 @@ def build_loop(b: FunctionBuilder, node, kind, spec: LoopSpec = None, cond0=None
     names = list(assigned) + ([RET, RETVAL] if has_ret else []) + \
         ([BRK] if node.orelse else [])
     st = _State()
+    if kind == "for" and spec is not None:
+        if spec.sliced and spec.trip is None:
+            shape = spec.sliced[0].type.shape
+            st.runs_once = bool(shape) and shape[0] is not None and shape[0] > 0
+        elif isinstance(spec.trip, int) and not spec.sliced:
+            st.runs_once = spec.trip > 0
     n_records = len(b.c.records)
     for attempt in range(12):
         del b.c.records[n_records:]   # decisions of an earlier pass are rebuilt
@@ -663,6 +670,8 @@ def _update_python_values(p: _Pass, st: _State, loc, slot_keys) -> bool:
             continue
         if isinstance(ev, (Undefined, _Collector, DynamicList)) or ev is None:
             continue
+        if n != RETVAL and not st.runs_once:
+            continue    # after the loop it is undefined (the loop may run zero times)
         leaves = list(_leaves(ev))
         if not any(_tensorlike(x) for _, x in leaves):
             continue
@@ -779,10 +788,12 @@ def _emit_loop(b, node, kind, spec, cond0, p: _Pass, st: _State, outer: GraphCon
             env[name] = s.entry if p.exit_env.get(name, False) is False else out
         else:
             env[name] = _set(env[name], path, out)
-    for n, ev in p.exit_env.items():      # Python values made in the body (same each time)
+    for n, ev in p.exit_env.items():      # names first bound inside the body
+        if n.startswith("<") or isinstance(ev, (_Collector, Undefined)):
+            continue
         if n not in env or isinstance(env.get(n), Undefined):
-            if not n.startswith("<") and not isinstance(ev, (_Collector, Undefined)):
-                env[n] = ev
+            env[n] = ev if st.runs_once else Undefined(
+                n, "it is assigned only inside a loop that may run zero times")
     for n, e in st.unjoinable.items():   # assigned before read in every iteration
         env[n] = Unjoinable(n, e)
     k = n_c
