@@ -22,6 +22,11 @@ def _F():
     return functional
 
 
+def _no_out(out):
+    if out is not None:
+        raise TypeError("tensors are immutable values here: out= is not supported")
+
+
 class TensorLike:
     """Operators and methods shared by Tensor and graph values (all go through ops)."""
 
@@ -77,41 +82,53 @@ class TensorLike:
     def __getitem__(self, key): return _F().getitem(self, key)
 
     # methods (MindSpore's Tensor methods: names, parameters and defaults)
-    def sum(self, axis=None, dtype=None, keepdims=False, initial=None):
+    # `out` and numpy's keyword names are accepted so numpy's functions (np.sum(t))
+    # work on tensors as they do on arrays
+    def sum(self, axis=None, dtype=None, keepdims=False, initial=None, out=None):
+        _no_out(out)
         out = _F().sum(self, axis, keepdims, dtype=dtype)
         return out if initial is None else _F().add(out, initial)
 
-    def mean(self, axis=None, keep_dims=False):
-        return _F().mean(self, axis, keep_dims)
+    def mean(self, axis=None, keep_dims=False, dtype=None, out=None, keepdims=None):
+        _no_out(out)
+        r = _F().mean(self, axis, keep_dims if keepdims is None else keepdims)
+        return r if dtype is None else _F().cast(r, dtype)
 
     def max(self, axis=None, keepdims=False, *, initial=None, where=None,
-            return_indices=False):
+            return_indices=False, out=None):
         """The maximum along axis; with return_indices, (values, indices) as ops.max."""
+        _no_out(out)
         if return_indices:
             return _F().max(self, axis, keepdims, initial=initial, where=where)
         return _F().amax(self, axis, keepdims, initial=initial, where=where)
 
     def min(self, axis=None, keepdims=False, *, initial=None, where=None,
-            return_indices=False):
+            return_indices=False, out=None):
         """The minimum along axis; with return_indices, (values, indices) as ops.min."""
+        _no_out(out)
         if return_indices:
             return _F().min(self, axis, keepdims, initial=initial, where=where)
         return _F().amin(self, axis, keepdims, initial=initial, where=where)
 
-    def prod(self, axis=None, keep_dims=False, dtype=None):
-        return _F().prod(self, axis, keep_dims, dtype)
+    def prod(self, axis=None, keep_dims=False, dtype=None, out=None, keepdims=None):
+        _no_out(out)
+        return _F().prod(self, axis, keep_dims if keepdims is None else keepdims, dtype)
 
-    def argmax(self, axis=None, keepdims=False):
+    def argmax(self, axis=None, keepdims=False, out=None):
+        _no_out(out)
         return _F().argmax(self, axis, keepdims)
 
-    def argmin(self, axis=None, keepdims=False):
+    def argmin(self, axis=None, keepdims=False, out=None):
+        _no_out(out)
         return _F().argmin(self, axis, keepdims)
 
-    def all(self, axis=None, keep_dims=False):
-        return _F().all(self, axis, keep_dims)
+    def all(self, axis=None, keep_dims=False, out=None, keepdims=None):
+        _no_out(out)
+        return _F().all(self, axis, keep_dims if keepdims is None else keepdims)
 
-    def any(self, axis=None, keep_dims=False):
-        return _F().any(self, axis, keep_dims)
+    def any(self, axis=None, keep_dims=False, out=None, keepdims=None):
+        _no_out(out)
+        return _F().any(self, axis, keep_dims if keepdims is None else keepdims)
 
     def cumsum(self, axis=None, dtype=None):
         """Running sum along axis (of the flattened tensor if axis is None)."""
