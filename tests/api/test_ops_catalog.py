@@ -849,12 +849,14 @@ def test_argmax_signature_and_numpy_axis_name():
         ops.argmax(x, 0, axis=1)
 
 
+# MindSpore's parameters first; numpy's trailing names (out, keepdims) let np.sum(t) work
 TENSOR_METHODS = {
-    "sum": "(axis=None, dtype=None, keepdims=False, initial=None)",
-    "mean": "(axis=None, keep_dims=False)",
-    "max": "(axis=None, keepdims=False, *, initial=None, where=None, return_indices=False)",
-    "prod": "(axis=None, keep_dims=False, dtype=None)",
-    "argmax": "(axis=None, keepdims=False)",
+    "sum": "(axis=None, dtype=None, keepdims=False, initial=None, out=None)",
+    "mean": "(axis=None, keep_dims=False, dtype=None, out=None, keepdims=None)",
+    "max": "(axis=None, keepdims=False, *, initial=None, where=None, return_indices=False, "
+           "out=None)",
+    "prod": "(axis=None, keep_dims=False, dtype=None, out=None, keepdims=None)",
+    "argmax": "(axis=None, keepdims=False, out=None)",
     "squeeze": "(axis=None)",
     "expand_dims": "(axis)",
     "cumsum": "(axis=None, dtype=None)",
