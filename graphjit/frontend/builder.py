@@ -62,7 +62,7 @@ class Compiler:
         self.external: Dict[int, Any] = {}      # containers that outlive the call, by id
 
     def note_external(self, value):
-        if type(value) in (list, dict, set):
+        if type(value) in (list, dict, set) or isinstance(value, Tensor):
             self.external[id(value)] = value
         return value
 
@@ -298,6 +298,8 @@ class FunctionBuilder:
     def setitem(self, target, obj, key, value, stmt):
         from .. import ops
         if isinstance(obj, (GraphTensor, Tensor)):
+            if isinstance(obj, Tensor):
+                self.refuse_external_mutation(obj, stmt)
             if not isinstance(target.value, ast.Name):
                 raise UnsupportedSyntaxError(
                     "item assignment into a tensor that is not a plain variable",
@@ -321,9 +323,10 @@ class FunctionBuilder:
         cannot change inside a compiled function: the change would happen once, while
         the graph is built, instead of at every call."""
         if id(obj) in self.c.external:
+            kind = "tensor" if isinstance(obj, Tensor) else type(obj).__name__
             raise UnsupportedSyntaxError(
-                f"changing a {type(obj).__name__} that outlives the call (an attribute or a "
-                f"global) inside a compiled function", loc=self.loc(node),
+                f"changing a {kind} that outlives the call (an attribute or a global) inside "
+                f"a compiled function", loc=self.loc(node),
                 hint="build a new local list (and return it) instead of changing the "
                      "attribute, or run this Cell in PYNATIVE_MODE")
 
