@@ -50,10 +50,8 @@ from .join import join_types
 from .registry import REQUIRED, register_op
 from .types import TensorType, num_elements
 
-__all__ = ["loop_iteration_bound", "sliced_type", "concatenated_type", "LOOP_ATTRS"]
-
-LOOP_ATTRS = ("body", "input_map", "output_map", "back_edges", "current_iteration",
-              "condition_result")
+__all__ = ["loop_iteration_bound", "sliced_type", "concatenated_type",
+           "check_condition_type"]
 
 
 def _graph_attr(op, attrs, key):
