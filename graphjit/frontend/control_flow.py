@@ -561,7 +561,28 @@ def _compare(b, op, left, right, node):
                 return ops.logical_not(out)
             return not out
         return out
+    if isinstance(op, (ast.Is, ast.IsNot)):
+        identity = _identity_of_weak_bool(left, right)
+        if identity is not None:
+            if isinstance(op, ast.IsNot):
+                from .. import ops
+                identity = ops.logical_not(identity)
+                identity.weak = True
+            return identity
     return CMPOPS[type(op)](left, right)
+
+
+def _identity_of_weak_bool(a, b):
+    """`flag is True` where flag stands for a Python bool (a weak bool graph value): in
+    eager Python that is equality, since True and False are singletons."""
+    for x, y in ((a, b), (b, a)):
+        if isinstance(x, GraphTensor) and x.weak and x.dtype.is_bool and \
+                isinstance(y, (bool, np.bool_)):
+            from .. import ops
+            out = ops.equal(x, bool(y))
+            out.weak = True
+            return out
+    return None
 
 
 def _contains(b, container, x, node):
