@@ -178,7 +178,8 @@ class Emitter:
     """
 
     def __init__(self):
-        self.env: Dict[str, object] = {"np": np, "_truth": truth}
+        self.env: Dict[str, object] = {"np": np, "_truth": truth,
+                                       "_numpy_value": (np.ndarray, np.generic)}
         self.lines: List[str] = []
         self.names: Dict[int, str] = {}
         self.nodes: Dict[int, object] = {}
@@ -290,6 +291,9 @@ def generate(graph: Graph):
     for p in graph.params:
         params.append(em.fresh())
         em.bind(p, params[-1])
+        # inline operators on Python numbers would compute in Python's types
+        em.line(1, f"if not isinstance({params[-1]}, _numpy_value): {params[-1]} = "
+                   f"np.asarray({params[-1]}, {em.glob(p.type.dtype.np, '_dtype')})")
     results = em.graph_body(graph, 1)
     fn, src = em.function(params, results, graph.name)
     return fn, src, em.nodes

@@ -265,3 +265,15 @@ def test_one_compiled_loop_runs_in_many_threads_at_once():
         t.join()
     assert not errors
     assert len(results) == 120 and all(a == b for a, b in results.values())
+
+
+def test_python_numbers_as_inputs_take_the_parameter_dtype():
+    g = Graph("f")
+    a = g.add_param(T(F32), "a")
+    b = g.add_param(T(dt.int32), "b")
+    g.set_results([g.apply("Add", a, a), g.apply("Mul", b, b)])
+    x, y = compiled(g)(1.5, 70000)
+    assert x == 3.0 and np.asarray(x).dtype == np.float32
+    with np.errstate(over="ignore"):
+        wrapped = np.int32(70000) * np.int32(70000)     # int32 arithmetic wraps around
+    assert np.asarray(y).dtype == np.int32 and y == wrapped
