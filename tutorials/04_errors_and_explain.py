@@ -52,7 +52,7 @@ class RowSumFixed(nn.Cell):
         return total
 
 
-# -- mistake 3: a name assigned on one path only -----------------------------------------------------
+# -- mistake 3: a name assigned on one path only ----------------------------------------------
 class Scale(nn.Cell):
     def construct(self, x):
         if x.max() > 10:

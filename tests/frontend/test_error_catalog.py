@@ -16,7 +16,7 @@ import runpy
 import sys
 import traceback
 from dataclasses import dataclass, field
-from typing import Callable, Optional, Tuple
+from typing import Optional, Tuple
 
 import numpy as np
 import pytest
@@ -24,7 +24,6 @@ import pytest
 import graphjit as ms
 import graphjit.nn
 import graphjit.ops
-from graphjit import nn, ops
 
 HERE = pathlib.Path(__file__).parent
 sys.path.insert(0, str(HERE))  # so that `python test_error_catalog.py` finds the programs
@@ -78,7 +77,7 @@ def catalog_ops():
         registry._REGISTRY.pop(name, None)   # no public unregister
 
 
-# -- locating lines -----------------------------------------------------------------------------
+# -- locating lines ----------------------------------------------------------------------------
 def line_of(obj, snippet: str) -> Tuple[int, str]:
     """The (line number, full text) of the one line of obj's source containing snippet."""
     lines, start = inspect.getsourcelines(obj)
@@ -91,7 +90,7 @@ def source_file(obj) -> str:
     return str(pathlib.Path(inspect.getsourcefile(obj)).resolve())
 
 
-# -- the catalog ---------------------------------------------------------------------------------
+# -- the catalog -------------------------------------------------------------------------------
 @dataclass
 class Case:
     """One documented mistake: the program, what it raises and what the message must say.
@@ -166,17 +165,13 @@ CASES = [
          names=("scaled",)),
     Case("undefined-for", undefined.UndefinedInFor, "x,n", ms.UndefinedVariableError,
          NameError, at="return last", span="last", phrases=(r"'last'", r"loop"),
-         names=("last",),
-         marks=pytest.mark.xfail(strict=True, reason="gap: a name assigned only in the body "
-                                 "of a Loop that may run zero times is not refused; the "
-                                 "graph returns zeros where eager raises UnboundLocalError")),
+         names=("last",)),
     Case("undefined-while", undefined.UndefinedInWhile, "x,n", ms.UndefinedVariableError,
          NameError, at="return last", span="last", phrases=(r"'last'", r"loop"),
-         names=("last",),
-         marks=pytest.mark.xfail(strict=True, reason="gap: as undefined-for, with while")),
+         names=("last",)),
     Case("undefined-typo", undefined.Typo, "x", ms.UndefinedVariableError, NameError,
          at="return hiden + 1", span="hiden", phrases=(r"name 'hiden' is not defined",),
-         names=("hiden",), fix="missing"),
+         names=("hiden",)),
     # UnsupportedSyntaxError
     *[Case(f"{kind}-{where}", getattr(unsupported, f"{prefix}In{where.title()}"),
            "x" if where == "if" else "x,rows" if where == "for" else "x,n",
@@ -202,6 +197,14 @@ CASES = [
            {"if": "x.asnumpy()", "for": "row.asnumpy()", "while": "x.asnumpy()"}),
       ]
       for where in ("if", "for", "while")],
+    *[Case(f"mutate-{where}", getattr(unsupported, f"MutateIn{where.title()}"),
+           "x" if where == "if" else "x,rows" if where == "for" else "x,n",
+           ms.UnsupportedSyntaxError, SyntaxError,
+           at="self.history.append(row)" if where == "for" else "self.history.append(x)",
+           phrases=(r"changing a list that outlives the call",))
+      for where in ("if", "for", "while")],
+    Case("async", unsupported.AsyncConstruct, "x", ms.UnsupportedSyntaxError, SyntaxError,
+         at="async def construct", phrases=(r"coroutine", r"async def")),
     # ShapeInferenceError
     Case("matmul-if", shape_inference.MatMulInIf, "x,w", ms.ShapeInferenceError, ValueError,
          at="x = ops.matmul(x, w)", span="ops.matmul",
@@ -257,7 +260,7 @@ def raise_of(case: Case) -> BaseException:
     return info.value
 
 
-# -- every case: class, line, source text, names, phrases, sites ------------------------------------
+# -- every case: class, line, source text, names, phrases, sites -------------------------------
 @pytest.mark.parametrize("case", _params(CASES))
 def test_catalog_case(case):
     e = raise_of(case)
@@ -316,9 +319,7 @@ def test_message_shows_location_source_underline_and_fix(case):
     assert last.startswith("Fix: ") and len(last) > len("Fix: ") + 10, str(e)
 
 
-# -- requirements of the issue the messages do not meet yet -------------------------------------------
-@pytest.mark.xfail(strict=True, reason="gap: loop join errors do not say where the value that "
-                   "enters the loop was assigned (`out = x`), nor its dtype")
+# -- requirements of the issue the messages do not meet yet ------------------------------------
 @pytest.mark.parametrize("case_id", ["shape_join-for", "shape_join-while", "type_join-for",
                                      "type_join-while"])
 def test_loop_join_names_both_sides_with_their_assignments(case_id):
@@ -332,8 +333,6 @@ def test_loop_join_names_both_sides_with_their_assignments(case_id):
     assert len(re.findall(r"float32|int32", text)) >= 2, text
 
 
-@pytest.mark.xfail(strict=True, reason="gap: a join of None and a tensor in a loop names neither "
-                   "assignment (`best = None`, `best = ...` in the body)")
 @pytest.mark.parametrize("case_id", ["none_join-for", "none_join-while"])
 def test_loop_none_join_names_assignments(case_id):
     case = BY_ID[case_id]
@@ -344,55 +343,46 @@ def test_loop_none_join_names_assignments(case_id):
     assert f"line {none_line}" in text and f"line {body_line}" in text, text
 
 
-@pytest.mark.xfail(strict=True, reason="gap: ShapeInferenceError from an op does not name the "
-                   "variables passed to it (x, w)")
 def test_op_shape_error_names_the_arguments():
     e = raise_of(BY_ID["matmul-if"])
     assert set(e.names) >= {"x", "w"}, e.names
     assert "'x'" in str(e) and "'w'" in str(e)
 
 
-@pytest.mark.xfail(strict=True, reason="gap: the refusal of `global STEPS` does not name the "
-                   "variable (e.names is empty)")
 @pytest.mark.parametrize("case_id", ["global-if", "global-for", "global-while"])
 def test_global_refusal_names_the_variable(case_id):
     e = raise_of(BY_ID[case_id])
     assert e.names == ("STEPS",), e.names
 
 
-@pytest.mark.xfail(strict=True, reason="gap: a misspelt name gets no 'did you mean' fix")
 def test_typo_suggests_the_close_name():
     e = raise_of(BY_ID["undefined-typo"])
     assert re.search(r"Fix: .*'hidden'", str(e)), str(e)
 
 
-# -- mistakes graph mode compiles today although it must refuse them ------------------------------------
-REFUSED = [
-    (unsupported.MutateInIf, "x", "self.history.append(x)"),
-    (unsupported.MutateInFor, "x,rows", "self.history.append(row)"),
-    (unsupported.MutateInWhile, "x,n", "self.history.append(x)"),
+# -- mistakes graph mode compiles today although it must refuse them ------------------------
+@pytest.mark.xfail(strict=True, reason="gap: bool() of a graph value outside a condition is "
+                   "compiled into a graph value, so `bool(t) is True` is always False in graph "
+                   "mode (eager mode: True or False): a silently different answer")
+@pytest.mark.parametrize("program,inputs,at", [
     (unsupported.BoolInIf, "x,y", "positive = bool(x.sum() > 0)"),
     (unsupported.BoolInFor, "x,rows", "positive = bool(row.sum() > 0)"),
     (unsupported.BoolInWhile, "x,n", "positive = bool(x.sum() > 0)"),
-    (unsupported.AsyncConstruct, "x", "async def construct"),
-]
-
-
-@pytest.mark.xfail(strict=True, reason="gap: compiled without an error (mutation of a Python "
-                   "object under a tensor condition or in a Loop, bool() of a graph value, "
-                   "async def construct); the graph's answer differs from eager mode's")
-@pytest.mark.parametrize("program,inputs,at", REFUSED,
-                         ids=[p.__name__ for p, _, _ in REFUSED])
-def test_python_effects_without_a_graph_form_are_refused(program, inputs, at):
-    with pytest.raises(ms.GraphJitError) as info:
+], ids=["if", "for", "while"])
+def test_bool_of_a_graph_value_is_refused(program, inputs, at):
+    with pytest.raises(ms.UnsupportedSyntaxError) as info:
         program()(*INPUTS[inputs]())
-    e = info.value
-    assert isinstance(e, (ms.UnsupportedSyntaxError, ms.TypeJoinError)), type(e)
-    line, src = line_of(program, at)
-    assert e.loc is not None and e.loc.line == line, str(e)
+    assert info.value.loc is not None and info.value.loc.line == line_of(program, at)[0]
 
 
-# -- the seed tutorial's failing examples ----------------------------------------------------------
+@pytest.mark.xfail(strict=True, reason="gap: the refusal of a mutation names no variable "
+                   "(e.names is empty; it should be self.history)")
+def test_mutation_refusal_names_the_object():
+    e = raise_of(BY_ID["mutate-if"])
+    assert any("history" in n for n in e.names), e.names
+
+
+# -- the seed tutorial's failing examples ------------------------------------------------------
 @pytest.fixture
 def mindspore_alias(monkeypatch):
     monkeypatch.setitem(sys.modules, "mindspore", ms)
@@ -410,7 +400,7 @@ def _seed_line(name, text):
 SEED_FAILURES = [
     # file, the statement the error points at, (assignments the message must name)
     ("if_variable.py", "if x < y:", ("out = x", "out = z")),
-    ("constraint2.py", "while i < 3:", ("out = self.expand_dims(out, -1)",)),
+    ("constraint2.py", "while i < 3:", ("out = x", "out = self.expand_dims(out, -1)")),
 ]
 
 
@@ -431,17 +421,7 @@ def test_seed_tutorial_failures_name_out_and_its_assignments(name, at, assignmen
     assert re.search(r"rule \d", text) and "Fix:" in text
 
 
-@pytest.mark.xfail(strict=True, reason="gap: the loop join error of the seed's constraint 2 "
-                   "does not name `out = x` (line 13), the value `out` enters the loop with")
-@pytest.mark.usefixtures("mindspore_alias")
-def test_seed_constraint_two_names_the_entry_assignment():
-    with pytest.raises(ms.ShapeJoinError) as info:
-        runpy.run_path(str(SEEDS / "constraint2.py"), run_name="__main__")
-    text = str(info.value)
-    assert f"line {_seed_line('constraint2.py', 'out = x')}" in text, text
-
-
-# -- the classes that are not about one program line --------------------------------------------------
+# -- the classes that are not about one program line -------------------------------------------
 def test_equivalence_error_shows_both_results_and_the_report():
     ms.set_context(check_equivalence=True)
     with pytest.raises(AssertionError) as info:
@@ -492,7 +472,7 @@ def test_every_class_is_exported_and_subclasses_its_builtin():
         assert issubclass(cls, ms.GraphJitError) and issubclass(cls, builtin), name
 
 
-# -- tracebacks ---------------------------------------------------------------------------------------
+# -- tracebacks --------------------------------------------------------------------------------
 def _frames(e):
     return [pathlib.Path(f.filename).resolve() for f in traceback.extract_tb(e.__traceback__)]
 
@@ -527,7 +507,7 @@ def test_explain_hides_internal_frames_too():
     assert not any(p.name == "builder.py" for p in _frames(info.value))
 
 
-# -- docs/errors.md covers every class and shows these very programs ------------------------------------
+# -- docs/errors.md covers every class and shows these very programs ---------------------------
 def _docs():
     return DOCS.read_text()
 

@@ -20,20 +20,6 @@ def i32(v):
     return ms.Tensor(np.array(v, np.int32))
 
 
-@pytest.fixture(autouse=True)
-def _forget_stale_param_sources():
-    """Known bug: the report's "depends on" walks a global dict keyed by id() of subgraph
-    parameters and never cleared, so once a dead parameter's id is reused by a new value
-    the report names the wrong input, at random (and every graph stays alive:
-    test_compiled_graphs_die_with_their_cell). Clearing it keeps these tests
-    deterministic until it is fixed."""
-    from graphjit.frontend import control_flow
-    stale = getattr(control_flow, "PARAM_SOURCE", None)
-    if isinstance(stale, dict):
-        stale.clear()
-    yield
-
-
 def line_of(obj, snippet):
     lines, start = inspect.getsourcelines(obj)
     hits = [start + i for i, t in enumerate(lines) if snippet in t]
@@ -138,8 +124,6 @@ def test_for_over_a_tensor_slices_it_and_concatenates_appends():
     assert rec.details["concatenated"] == ["outs"]
 
 
-@pytest.mark.xfail(strict=True, reason="gap: the report counts the sliced inputs of a Loop "
-                   "('sliced inputs: 1') instead of naming them ('rows')")
 def test_sliced_inputs_are_named():
     block = entry_of(ms.explain(Decisions(), *inputs()), "for row in rows:", Decisions)
     assert re.search(r"sliced inputs: .*\brows\b", block), block
@@ -180,19 +164,18 @@ def test_no_control_flow_says_so():
     assert "(no if/while/for)" in str(ms.explain(straight, vec(1.0)))
 
 
-@pytest.mark.xfail(strict=True, reason="bug: control_flow.PARAM_SOURCE (id of a subgraph "
-                   "parameter -> outer value, for explain) is global and never cleared: it keeps "
-                   "every graph with an If or Loop alive, and reused ids make explain name the "
-                   "wrong input")
+@pytest.mark.xfail(strict=True, reason="bug: a Cell whose construct reads an attribute "
+                   "(a guard) is never freed: the compile cache is a WeakKeyDictionary whose "
+                   "value holds CacheEntry.guards, which hold the Cell (its key) strongly")
 def test_compiled_graphs_die_with_their_cell():
     import gc
     import weakref
     net = Decisions()
     net(*inputs())
-    graph = weakref.ref(net.compile_cache()[0].graph)
+    graph, cell = weakref.ref(net.compile_cache()[0].graph), weakref.ref(net)
     del net
     gc.collect()
-    assert graph() is None
+    assert cell() is None and graph() is None
 
 
 # -- the compile cache --------------------------------------------------------------------------

@@ -1,7 +1,4 @@
 """OpNotFoundError and MissingInferenceError: operators the registry cannot provide."""
-import numpy as np
-
-import graphjit as ms
 from graphjit import nn, ops
 
 

@@ -2,7 +2,6 @@
 mode (EquivalenceError)."""
 import numpy as np
 
-import graphjit as ms
 from graphjit import nn, ops
 
 

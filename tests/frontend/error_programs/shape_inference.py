@@ -1,5 +1,4 @@
 """ShapeInferenceError: an operator's inputs do not fit it, found while the graph is built."""
-import graphjit as ms
 from graphjit import nn, ops
 
 

@@ -1,5 +1,4 @@
 """ShapeJoinError: one variable would have two shapes that ShapeJoin cannot unite."""
-import graphjit as ms
 from graphjit import nn, ops
 
 

@@ -1,5 +1,4 @@
 """UndefinedVariableError: a name read where some path never assigned it."""
-import graphjit as ms
 from graphjit import nn, ops
 
 

@@ -113,7 +113,7 @@ class WithInWhile(nn.Cell):
         return x
 
 
-# -- mutating a Python object under a tensor condition ------------------------------------------
+# -- mutating a Python object under a tensor condition -----------------------------------------
 class MutateInIf(nn.Cell):
     def __init__(self):
         super().__init__()
@@ -148,7 +148,7 @@ class MutateInWhile(nn.Cell):
         return x * len(self.history)
 
 
-# -- bool() of a graph value outside a condition ---------------------------------------------------
+# -- bool() of a graph value outside a condition -----------------------------------------------
 class BoolInIf(nn.Cell):
     def construct(self, x, y):
         if y.sum() > 0:
@@ -177,7 +177,7 @@ class BoolInWhile(nn.Cell):
         return x
 
 
-# -- numpy functions on graph values ----------------------------------------------------------------
+# -- numpy functions on graph values -----------------------------------------------------------
 class NumpyInIf(nn.Cell):
     def construct(self, x):
         if x.sum() > 0:
@@ -200,7 +200,7 @@ class NumpyInWhile(nn.Cell):
         return x
 
 
-# -- asnumpy() of a graph value ------------------------------------------------------------------
+# -- asnumpy() of a graph value ----------------------------------------------------------------
 class AsnumpyInIf(nn.Cell):
     def construct(self, x):
         if x.sum() > 0:
@@ -223,7 +223,7 @@ class AsnumpyInWhile(nn.Cell):
         return x
 
 
-# -- async ----------------------------------------------------------------------------------------
+# -- async -------------------------------------------------------------------------------------
 class AsyncConstruct(nn.Cell):
     async def construct(self, x):
         return x * 2
