@@ -20,9 +20,8 @@ import numpy as np
 from ..ir.errors import (GraphJitError, ShapeInferenceError, UndefinedVariableError,
                          UnsupportedSyntaxError)
 from ..tensor import Tensor, TensorLike
-from . import analysis
 from .source import FunctionSource, get_source
-from .values import DynamicList, GraphTensor, Undefined, active, set_loc
+from .values import DynamicList, GraphTensor, Undefined, set_loc
 
 __all__ = ["FunctionBuilder", "Compiler", "RET", "RETVAL", "BRK", "CONT"]
 

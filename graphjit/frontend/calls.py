@@ -128,10 +128,7 @@ def _len(b, args, kwargs, node):
             raise UnsupportedSyntaxError("len() of a tensor of unknown rank", loc=b.loc(node))
         return d
     if isinstance(x, DynamicList):
-        from .. import ops
-        st = x.stacked(0)
-        n = st.shape[0]
-        return n
+        return x.stacked(0).shape[0]
     return len(x)
 
 

@@ -16,18 +16,16 @@ environment (builder.RET/BRK/CONT) that guard the statements after them.
 from __future__ import annotations
 
 import ast
-import warnings
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional
 
 import numpy as np
 
 from ..ir import dtypes as dt
-from ..ir.control import sliced_type
-from ..ir.errors import (GraphJitError, ShapeJoinError, TypeJoinError, UnsupportedSyntaxError)
+from ..ir.errors import ShapeJoinError, TypeJoinError, UnsupportedSyntaxError
 from ..ir.graph import Graph
 from ..ir.join import join_shapes
-from ..ir.types import TensorType, format_shape_ms, num_elements
+from ..ir.types import format_shape_ms, num_elements
 from ..tensor import Tensor
 from . import analysis
 from .builder import BRK, CONT, RET, RETVAL, FunctionBuilder
@@ -289,7 +287,6 @@ def fill_holes(template, outs):
 def materialize(ctx: GraphContext, x, dtype, shape=None):
     """x (graph value, eager Tensor or Python number) as a Value of ctx's graph with
     this dtype."""
-    from .. import ops
     if isinstance(x, GraphTensor):
         v = ctx.lift(x.value)
         if v.type.dtype is not dtype:
@@ -528,7 +525,6 @@ def build_boolop(b: FunctionBuilder, node: ast.BoolOp):
 
 
 def build_compare(b: FunctionBuilder, node: ast.Compare):
-    from .builder import CMPOPS
     left = b.eval(node.left)
     result = None
     for i, (op, right_node) in enumerate(zip(node.ops, node.comparators)):

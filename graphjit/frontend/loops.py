@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Tuple
 
 import numpy as np
 
@@ -25,7 +25,7 @@ from ..ir.control import sliced_type
 from ..ir.errors import (GraphJitError, ShapeJoinError, TypeJoinError, UnsupportedSyntaxError)
 from ..ir.graph import Graph
 from ..ir.join import join_shapes
-from ..ir.types import TensorType, format_shape_ms
+from ..ir.types import TensorType
 from ..tensor import Tensor
 from . import analysis
 from .builder import BRK, CONT, RET, RETVAL, FunctionBuilder

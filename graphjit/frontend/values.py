@@ -7,11 +7,10 @@ from typing import Dict, List, Optional
 
 import numpy as np
 
-from ..ir import dtypes as dt
 from ..ir.errors import (GraphJitError, UndefinedVariableError, UnsupportedSyntaxError)
 from ..ir.graph import Graph, Value
 from ..ir.types import TensorType
-from ..tensor import SymbolicTensor, Tensor, TensorLike
+from ..tensor import SymbolicTensor, Tensor
 
 __all__ = ["GraphTensor", "Undefined", "Unjoinable", "GraphContext", "active", "current_loc", "set_loc",
            "is_graph", "DynamicList"]

@@ -1,0 +1,423 @@
+"""The compile cache: input signatures, one compiled entry per signature, the
+per-call fast path, and why each compilation happened."""
+from __future__ import annotations
+
+import functools
+import threading
+import time
+import weakref
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Tuple
+
+import numpy as np
+
+from ..context import get_context
+from ..ir.dtypes import as_dtype
+from ..ir.graph import Graph
+from ..ir.types import TensorType, format_shape
+from ..ir.verifier import verify
+from ..tensor import Tensor, TensorSpec
+from .builder import Compiler, build_function
+from .values import DynamicList, GraphContext, GraphTensor
+
+__all__ = ["CacheEntry", "cache_of", "get_entry", "build_entry", "signature"]
+
+
+# -- input signatures ------------------------------------------------------------------------------
+def _spec_type(spec) -> Optional[TensorType]:
+    if isinstance(spec, TensorSpec):
+        return spec.type
+    if isinstance(spec, Tensor) and not spec.has_data:
+        return spec.type
+    return None
+
+
+def _flatten(x, path, tensors: list, specs=None):
+    """The cache-key part for x; appends tensor leaves (with their graph types)."""
+    if isinstance(x, Tensor):
+        if not x.has_data:
+            t = x.type
+            tensors.append((path, None, t))
+            return ("T", t.dtype.name, t.shape)
+        t = x.type
+        st = _spec_type(specs) if specs is not None else None
+        if st is not None:
+            _check_spec(path, x, st)
+            t = st
+        tensors.append((path, x, t))
+        return ("T", t.dtype.name, t.shape)
+    if isinstance(x, TensorSpec):
+        tensors.append((path, None, x.type))
+        return ("T", x.dtype.name, x.shape)
+    if isinstance(x, np.ndarray):
+        raise TypeError(f"argument {path} is a numpy array; wrap it in ms.Tensor(...)")
+    if isinstance(x, (tuple, list)):
+        sub = [_flatten(v, f"{path}[{i}]", tensors,
+                        specs[i] if isinstance(specs, (tuple, list)) and i < len(specs)
+                        else None) for i, v in enumerate(x)]
+        return (type(x).__name__, tuple(sub))
+    if isinstance(x, dict):
+        return ("dict", tuple((k, _flatten(v, f"{path}[{k!r}]", tensors)) for k, v in
+                              sorted(x.items(), key=lambda kv: repr(kv[0]))))
+    if isinstance(x, (bool, int, float, str, bytes, type(None), np.generic)):
+        return ("C", type(x).__name__, x)
+    try:
+        hash(x)
+        return ("O", type(x).__name__, id(x))
+    except TypeError:
+        return ("O", type(x).__name__, id(x))
+
+
+def _check_spec(path, x: Tensor, st: TensorType):
+    if x.dtype is not st.dtype:
+        raise TypeError(f"argument {path} must be {st.dtype} as declared by set_inputs, got "
+                        f"{x.dtype}")
+    if st.shape is not None:
+        s = tuple(x.shape)
+        if len(s) != len(st.shape) or any(d is not None and d != a for d, a in
+                                          zip(st.shape, s)):
+            raise ValueError(f"argument {path} has shape {s}, but set_inputs declared "
+                             f"{format_shape(st.shape)}")
+
+
+def _signature(arg_names, args, kwargs, specs):
+    tensors: list = []
+    key = []
+    for i, a in enumerate(args):
+        name = arg_names[i] if i < len(arg_names) else f"args[{i}]"
+        spec = specs[i] if specs is not None and i < len(specs) else None
+        key.append(_flatten(a, name, tensors, spec))
+    for k in sorted(kwargs):
+        key.append((k, _flatten(kwargs[k], k, tensors)))
+    return tuple(key), tensors
+
+
+# -- cache entries --------------------------------------------------------------------------------
+@dataclass
+class CacheEntry:
+    """One compiled graph of a Cell or function, for one input signature."""
+
+    key: tuple
+    graph: Graph
+    plan: Any
+    template: Any
+    guards: List[tuple]
+    records: List[Any]
+    warnings: List[str]
+    reason: str
+    compile_seconds: float
+    arg_desc: List[Tuple[str, str]] = field(default_factory=list)
+    checked: bool = False
+
+    def guards_hold(self) -> bool:
+        for obj, attr, kind, value in self.guards:
+            try:
+                cur = getattr(obj, attr)
+            except AttributeError:
+                return False
+            if kind == "value":
+                if type(cur) is not type(value) or cur != value:
+                    return False
+            elif kind == "tensor":
+                if id(cur) != value[0] or id(getattr(cur, "_data", None)) != value[1]:
+                    return False
+            elif id(cur) != value:
+                return False
+        return True
+
+    def run(self, tensors):
+        arrays = []
+        for path, x, t in tensors:
+            if x is None:
+                raise ValueError(f"argument {path} is a Tensor without data; pass real data")
+            arrays.append(x._need_data())
+        return self.run_arrays(arrays)
+
+    def run_arrays(self, arrays):
+        outs = self.plan(*arrays)
+        t = self.template
+        if type(t) is _Out and not t.weak and not t.is_list:
+            return Tensor._wrap(outs[t.i])
+        return _fill(t, outs)
+
+
+class _Cache:
+    def __init__(self):
+        self.entries: Dict[tuple, List[CacheEntry]] = {}
+        self.order: List[CacheEntry] = []
+        self.lock = threading.RLock()
+        # concrete (dtype, shape)/constant signature -> entry: the per-call fast path
+        self.fast: Dict[tuple, CacheEntry] = {}
+
+
+_FAST_CONSTANTS = (int, float, bool, str, type(None))
+
+
+def _fast_key(args):
+    """A cheap key for calls whose arguments are data-carrying Tensors and plain
+    constants; None if any argument needs the full signature."""
+    key = []
+    arrays = []
+    for a in args:
+        ta = type(a)
+        if ta is Tensor:
+            d = a._data
+            if d is None:
+                return None
+            key.append((a._dtype, d.shape))
+            arrays.append(d)
+        elif ta in _FAST_CONSTANTS:
+            key.append((ta, a))
+        else:
+            return None
+    return tuple(key), arrays
+
+
+def _call_fast(cache: _Cache, args, kwargs):
+    """(hit, result): the cached entry run directly when the signature is known."""
+    if kwargs or get_context("check_equivalence"):
+        return False, None
+    fk = _fast_key(args)
+    if fk is None:
+        return False, None
+    e = cache.fast.get(fk[0])
+    if e is None or (e.guards and not e.guards_hold()):
+        return False, None
+    return True, e.run_arrays(fk[1])
+
+
+def _remember_fast(cache: _Cache, args, kwargs, entry):
+    if not kwargs:
+        fk = _fast_key(args)
+        if fk is not None:
+            cache.fast[fk[0]] = entry
+
+
+# owner (a Cell, a JitFunction...) -> {function: its cache}; dies with the owner
+_CACHES: "weakref.WeakKeyDictionary[Any, Dict[Any, _Cache]]" = weakref.WeakKeyDictionary()
+_CACHES_LOCK = threading.Lock()
+
+
+def _cache_for(owner, fn) -> _Cache:
+    per_owner = getattr(owner, "__dict__", {}).get("_graphjit_caches")
+    if per_owner is not None:
+        c = per_owner.get(fn)
+        if c is not None:
+            return c
+    with _CACHES_LOCK:
+        per_owner = _CACHES.get(owner)
+        if per_owner is None:
+            per_owner = _CACHES[owner] = {}
+        c = per_owner.get(_unwrap(fn))
+        if c is None:
+            c = per_owner[_unwrap(fn)] = _Cache()
+            per_owner[fn] = c
+            try:   # a direct reference for the fast path (dies with the owner)
+                object.__setattr__(owner, "_graphjit_caches", per_owner)
+            except (AttributeError, TypeError):
+                pass
+        return c
+
+
+def cache_of(owner, fn=None) -> List[CacheEntry]:
+    """The compiled entries of a Cell (its construct, or fn) or of a jit function,
+    oldest first."""
+    from ..nn import Cell
+    if fn is None:
+        fn = type(owner).construct if isinstance(owner, Cell) else owner
+    with _CACHES_LOCK:
+        c = _CACHES.get(owner, {}).get(_unwrap(fn))
+    return list(c.order) if c is not None else []
+
+
+# -- outputs ---------------------------------------------------------------------------------------
+class _Out:
+    __slots__ = ("i", "weak", "kind", "is_list")
+
+    def __init__(self, i, weak, kind, is_list=False):
+        self.i, self.weak, self.kind, self.is_list = i, weak, kind, is_list
+
+
+def _template(x, results: list, ctx: GraphContext):
+    if isinstance(x, GraphTensor):
+        results.append(ctx.lift(x.value))
+        return _Out(len(results) - 1, x.weak, x.dtype.kind)
+    if isinstance(x, DynamicList):
+        s = x.stacked(0)
+        results.append(ctx.lift(s.value))
+        return _Out(len(results) - 1, False, s.dtype.kind, is_list=True)
+    if isinstance(x, tuple):
+        return tuple(_template(v, results, ctx) for v in x)
+    if isinstance(x, list):
+        return [_template(v, results, ctx) for v in x]
+    if isinstance(x, dict):
+        return {k: _template(v, results, ctx) for k, v in x.items()}
+    return x
+
+
+_PY = {"b": bool, "i": int, "u": int, "f": float}
+
+
+def _fill(t, outs):
+    if isinstance(t, _Out):
+        a = outs[t.i]
+        if t.is_list:
+            a = np.asarray(a)
+            return [Tensor._wrap(a[i]) for i in range(a.shape[0])]
+        if t.weak:
+            return _PY[t.kind](np.asarray(a).reshape(-1)[0])
+        return Tensor._wrap(np.asarray(a))
+    if isinstance(t, tuple):
+        return tuple(_fill(v, outs) for v in t)
+    if isinstance(t, list):
+        return [_fill(v, outs) for v in t]
+    if isinstance(t, dict):
+        return {k: _fill(v, outs) for k, v in t.items()}
+    return t
+
+
+# -- building ----------------------------------------------------------------------------------------
+def _unwrap(fn):
+    """The user's function under any number of @jit wrappers."""
+    while getattr(fn, "_graphjit_jit_of", None) is not None:
+        fn = fn._graphjit_jit_of
+    return fn
+
+
+@functools.lru_cache(maxsize=1024)
+def _arg_names(fn, skip_self: bool):
+    import inspect
+    try:
+        names = list(inspect.signature(_unwrap(fn)).parameters)
+    except (TypeError, ValueError):
+        return []
+    return names[1:] if skip_self else names
+
+
+def _to_graph(x, path, tensor_map, graph):
+    if isinstance(x, Tensor) or isinstance(x, TensorSpec):
+        t = tensor_map.get(path)
+        if t is None:
+            return x
+        return GraphTensor(graph.add_param(t, _param_name(path)))
+    if isinstance(x, tuple):
+        return tuple(_to_graph(v, f"{path}[{i}]", tensor_map, graph) for i, v in enumerate(x))
+    if isinstance(x, list):
+        return [_to_graph(v, f"{path}[{i}]", tensor_map, graph) for i, v in enumerate(x)]
+    if isinstance(x, dict):
+        return {k: _to_graph(v, f"{path}[{k!r}]", tensor_map, graph) for k, v in x.items()}
+    return x
+
+
+def _param_name(path: str) -> str:
+    out = "".join(c if c.isalnum() or c == "_" else "_" for c in path).strip("_")
+    while "__" in out:
+        out = out.replace("__", "_")
+    return out or "arg"
+
+
+def build_entry(fn, self_obj, args, kwargs, key, tensors, name, reason) -> CacheEntry:
+    """Build, verify and plan the graph of fn for one input signature."""
+    from ..backend.executor import compile_graph
+    t0 = time.perf_counter()
+    compiler = Compiler(max_unroll=get_context("max_unroll"),
+                        max_depth=min(int(get_context("max_call_depth")), 400))
+    graph = Graph(name)
+    ctx = GraphContext(graph)
+    names = _arg_names(fn, self_obj is not None)
+    tmap = {path: t for path, _, t in tensors}
+    with ctx:
+        gargs = [_to_graph(a, names[i] if i < len(names) else f"args[{i}]", tmap, graph)
+                 for i, a in enumerate(args)]
+        gkwargs = {k: _to_graph(v, k, tmap, graph) for k, v in kwargs.items()}
+        out = build_function(compiler, _unwrap(fn), gargs, gkwargs, self_obj=self_obj)
+        results: list = []
+        template = _template(out, results, ctx)
+        graph.set_results(results)
+    verify(graph)
+    plan = compile_graph(graph)
+    for w in compiler.warnings:
+        import warnings as _w
+        _w.warn(f"graphjit: {w}", RuntimeWarning, stacklevel=4)
+    return CacheEntry(key, graph, plan, template, compiler.guards, compiler.records,
+                      compiler.warnings, reason, time.perf_counter() - t0,
+                      [(p, str(t)) for p, _, t in tensors])
+
+
+def _diff_reason(entries: List[CacheEntry], key, names) -> str:
+    """Why key needs a new graph: what differs from the closest cached signature."""
+    if not entries:
+        return "first call"
+    best = None
+    for e in entries:
+        if len(e.key) != len(key):
+            continue
+        diffs = []
+        for i, (a, b) in enumerate(zip(e.key, key)):
+            if a == b:
+                continue
+            label = names[i] if i < len(names) else f"argument {i}"
+            what = ""
+            if _is_tensor_key(a) and _is_tensor_key(b):
+                what = " dtype" if a[1] != b[1] else " shape"
+            elif a[0] == b[0] == "C":
+                what = " value"
+            diffs.append(f"{label} changed{what}: {_desc(a)} -> {_desc(b)}")
+        if best is None or len(diffs) < len(best):
+            best = diffs
+    if best is None:
+        return f"the number of arguments changed: {len(entries[-1].key)} -> {len(key)}"
+    return "; ".join(best)
+
+
+def _is_tensor_key(k) -> bool:
+    return isinstance(k, tuple) and bool(k) and k[0] == "T"
+
+
+def _desc(k) -> str:
+    if _is_tensor_key(k):
+        return str(TensorType(as_dtype(k[1]), k[2]))
+    if isinstance(k, tuple) and k and k[0] == "C":
+        return f"{k[1]} {k[2]!r}"
+    return repr(k)
+
+
+def _guard_reason(entries: List[CacheEntry]) -> str:
+    for e in entries:
+        for obj, attr, kind, value in e.guards:
+            cur = getattr(obj, attr, "<missing>")
+            if kind == "value" and (type(cur) is not type(value) or cur != value):
+                return f"attribute {type(obj).__name__}.{attr} changed: {value!r} -> {cur!r}"
+            if kind == "tensor" and (id(cur) != value[0] or
+                                     id(getattr(cur, "_data", None)) != value[1]):
+                return f"tensor attribute {type(obj).__name__}.{attr} got new data"
+            if kind == "id" and id(cur) != value:
+                return f"attribute {type(obj).__name__}.{attr} is a new object"
+    return "a guarded attribute changed"
+
+
+def get_entry(owner, fn, self_obj, args, kwargs, specs, name) -> Tuple[CacheEntry, list]:
+    cache = _cache_for(owner, fn)
+    names = _arg_names(fn, self_obj is not None)
+    key, tensors = _signature(names, args, kwargs, specs)
+    with cache.lock:
+        candidates = cache.entries.get(key, ())
+        for e in candidates:
+            if e.guards_hold():
+                return e, tensors
+        if candidates:
+            reason = _guard_reason(list(candidates))
+        else:
+            reason = _diff_reason(cache.order, key, names + sorted(kwargs))
+        entry = build_entry(fn, self_obj, args, kwargs, key, tensors, name, reason)
+        cache.entries.setdefault(key, []).append(entry)
+        cache.order.append(entry)
+        if get_context("warn_recompile") and len(cache.order) > 1:
+            import warnings as _w
+            _w.warn(f"graphjit: {name} compiled again ({reason})", RuntimeWarning, stacklevel=3)
+        return entry, tensors
+
+
+def signature(arg_names, args, kwargs, specs):
+    """(key, tensors) of a call: the cache key and the tensor leaves with their types."""
+    return _signature(arg_names, args, kwargs, specs)

@@ -1,0 +1,154 @@
+"""Explaining compilations (the explain report) and checking graph mode against eager
+mode (set_context(check_equivalence=True))."""
+from __future__ import annotations
+
+from typing import Any, Dict, List
+
+import numpy as np
+
+from ..context import PYNATIVE_MODE, get_context, set_context
+from ..ir.errors import EquivalenceError
+from ..tensor import Tensor
+from .cache import CacheEntry, _arg_names, _signature, _unwrap, cache_of, get_entry
+
+__all__ = ["Report", "explain", "compare_results", "run_checked"]
+
+
+def run_checked(entry, tensors, eager_fn):
+    out = entry.run(tensors)
+    if get_context("check_equivalence") and not entry.checked:
+        entry.checked = True
+        old = get_context("mode")
+        set_context(mode=PYNATIVE_MODE)
+        try:
+            expected = eager_fn()
+        finally:
+            set_context(mode=old)
+        problem = compare_results(out, expected)
+        if problem:
+            raise EquivalenceError(
+                "graph mode and eager mode disagree for this input signature: " + problem,
+                detail=f"graph mode gave:\n{out!r}\neager mode gave:\n{expected!r}\n\n"
+                       + str(Report([entry])),
+                hint="please report this program; meanwhile run it in PYNATIVE_MODE")
+    return out
+
+
+def compare_results(a, b, path="result") -> str:
+    """'' if a and b agree in structure, dtypes, shapes and values, else what differs."""
+    if isinstance(a, Tensor) or isinstance(b, Tensor):
+        if not (isinstance(a, Tensor) and isinstance(b, Tensor)):
+            if isinstance(a, Tensor) and isinstance(b, (bool, int, float)):
+                return "" if a.size == 1 and np.asarray(a).reshape(-1)[0] == b else \
+                    f"{path}: {a!r} vs {b!r}"
+            if isinstance(b, Tensor) and isinstance(a, (bool, int, float)):
+                return "" if b.size == 1 and np.asarray(b).reshape(-1)[0] == a else \
+                    f"{path}: {a!r} vs {b!r}"
+            return f"{path}: {type(a).__name__} vs {type(b).__name__}"
+        x, y = a.asnumpy(), b.asnumpy()
+        if x.dtype != y.dtype:
+            return f"{path}: dtype {x.dtype} vs {y.dtype}"
+        if x.shape != y.shape:
+            return f"{path}: shape {x.shape} vs {y.shape}"
+        if x.dtype.kind == "f":
+            ok = np.allclose(x, y, rtol=1e-5, atol=1e-6, equal_nan=True)
+        else:
+            ok = np.array_equal(x, y)
+        return "" if ok else f"{path}: values differ"
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        if type(a) is not type(b) or len(a) != len(b):
+            return f"{path}: {type(a).__name__} of {len(a)} vs {type(b).__name__} of {len(b)}"
+        for i, (x, y) in enumerate(zip(a, b)):
+            p = compare_results(x, y, f"{path}[{i}]")
+            if p:
+                return p
+        return ""
+    if isinstance(a, float) and isinstance(b, float):
+        return "" if np.isclose(a, b, rtol=1e-6) or (np.isnan(a) and np.isnan(b)) else \
+            f"{path}: {a!r} vs {b!r}"
+    try:
+        same = bool(a == b) and type(a) is type(b)
+    except Exception:
+        same = a is b
+    return "" if same else f"{path}: {a!r} vs {b!r}"
+
+
+class Report:
+    """What the compiler decided for each if/while/for, and the compile cache."""
+
+    def __init__(self, entries: List[CacheEntry]):
+        self.entries = entries
+
+    @property
+    def records(self):
+        return self.entries[-1].records if self.entries else []
+
+    def __str__(self):
+        lines = []
+        if self.entries:
+            e = self.entries[-1]
+            lines.append(f"Control flow of {e.graph.name} "
+                         f"({', '.join(f'{p}: {t}' for p, t in e.arg_desc) or 'no tensor inputs'}):")
+            if not e.records:
+                lines.append("  (no if/while/for)")
+            for r in e.records:
+                where = f"{r.loc.short()}" if r.loc is not None else "?"
+                text = r.loc.text.strip() if r.loc is not None and r.loc.text else ""
+                head = f"  {where:<18} {r.kind:<6} {text}"
+                lines.append(head)
+                detail = f"      {r.condition} condition -> {r.decision}"
+                if r.reason:
+                    detail += f"  [{r.reason}]"
+                lines.append(detail)
+                d = r.details
+                if d.get("carried"):
+                    lines.append(f"      carried: {', '.join(d['carried'])}")
+                if d.get("sliced"):
+                    lines.append(f"      sliced inputs: {d['sliced']} (axis 0)")
+                if d.get("concatenated"):
+                    lines.append(f"      concatenated outputs: {', '.join(d['concatenated'])}")
+            for w in e.warnings:
+                lines.append(f"  note: {w}")
+        lines.append("Compile cache:")
+        for i, e in enumerate(self.entries):
+            sig = ", ".join(f"{p}: {t}" for p, t in e.arg_desc) or "no tensor inputs"
+            lines.append(f"  [{i}] ({sig}) compiled in {e.compile_seconds * 1000:.1f} ms "
+                         f"because: {e.reason}")
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+
+def explain(net_or_function, *inputs):
+    """Compile (or reuse) the program for these inputs and report each control-flow
+    decision and every compile-cache entry."""
+    from ..nn import Cell
+    from .api import JitFunction
+    if isinstance(net_or_function, Cell):
+        get_entry(net_or_function, type(net_or_function).construct, net_or_function,
+                  list(inputs), {}, net_or_function._input_specs,
+                  type(net_or_function).__name__)
+        entries = cache_of(net_or_function)
+    else:
+        jf = net_or_function if isinstance(net_or_function, JitFunction) else None
+        fn = _unwrap(net_or_function)
+        owner = jf or _explain_owner(fn)
+        get_entry(owner, fn, None, list(inputs), {}, None, getattr(fn, "__name__", "fn"))
+        entries = cache_of(owner, fn)
+    key, _ = _signature(_arg_names(
+        type(net_or_function).construct if isinstance(net_or_function, Cell) else
+        _unwrap(net_or_function), isinstance(net_or_function, Cell)), list(inputs), {}, None)
+    current = [e for e in entries if e.key == key]
+    ordered = [e for e in entries if e not in current] + current
+    return Report(ordered)
+
+
+_EXPLAIN_OWNERS: Dict[Any, Any] = {}
+
+
+def _explain_owner(fn):
+    from .api import _ModelOwner
+    o = _EXPLAIN_OWNERS.get(fn)
+    if o is None:
+        o = _EXPLAIN_OWNERS[fn] = _ModelOwner(fn)
+    return o
