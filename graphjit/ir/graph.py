@@ -116,7 +116,12 @@ class Graph:
         if opdef.infer_takes_consts:
             consts = [v.producer.attrs["value"] if v.producer is not None and
                       v.producer.op == "Const" else None for v in inputs]
-        out_types = opdef.infer_types([v.type for v in inputs], attrs, consts)
+        try:
+            out_types = opdef.infer_types([v.type for v in inputs], attrs, consts)
+        except GraphJitError as e:
+            if e.loc is None and loc is not None:
+                e.loc = loc
+            raise
         node = Node(op, inputs, attrs, out_types, self, loc, names)
         self.nodes.append(node)
         for v in node.inputs:

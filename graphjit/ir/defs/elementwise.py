@@ -166,11 +166,18 @@ def _unary(name, fn, doc, kind="same", accepts="any"):
 
     def factory(in_types, out_types, attrs):
         odt = out_types[0].dtype.np
-        if kind == "float" and in_types[0].dtype.np != odt:
-            return lambda x: fn(np.asarray(x, dtype=odt))
-        if kind == "same":
-            return lambda x: np.asarray(fn(x), dtype=odt)
-        return lambda x: np.asarray(fn(x))
+        cast_in = kind == "float" and in_types[0].dtype.np != odt
+        if isinstance(fn, np.ufunc) and not cast_in and in_types[0].dtype.is_floating:
+            # a ufunc keeps a float input's dtype (and gives bool for predicates); it
+            # also keeps numpy scalars scalars, which the executor's fast path relies on
+            return fn
+
+        def k(x):
+            if cast_in:
+                x = np.asarray(x, dtype=odt)
+            r = fn(x)
+            return r if getattr(r, "dtype", None) == odt else np.asarray(r, dtype=odt)
+        return k
     register_op(name, ("x",), infer=infer, kernel=fn, family="elementwise", doc=doc,
                 kernel_factory=factory)
 
