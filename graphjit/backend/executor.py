@@ -72,12 +72,34 @@ class CompiledGraph:
         for frame, lineno in traceback.walk_tb(e.__traceback__):
             if frame.f_code.co_filename == fname:
                 node = self._nodes.get(lineno, node)
+        cls = runtime_error_class(type(e))
         if node is None:
-            return GraphRuntimeError(f"graph '{self.graph.name}' failed: "
-                                     f"{type(e).__name__}: {e}")
-        return GraphRuntimeError(
+            return cls(f"graph '{self.graph.name}' failed: {type(e).__name__}: {e}")
+        return cls(
             f"{node.op} failed while the graph ran: {type(e).__name__}: {e}", loc=node.loc,
             detail="inputs: " + ", ".join(str(v.type) for v in node.inputs))
+
+
+_RUNTIME_CLASSES = {}
+
+
+def runtime_error_class(original: type) -> type:
+    """GraphRuntimeError that is also the class eager mode raises for the same data
+    (`except IndexError` catches an index out of range in both modes)."""
+    cls = _RUNTIME_CLASSES.get(original)
+    if cls is None:
+        cls = GraphRuntimeError
+        if original.__module__ == "builtins" and issubclass(original, Exception) and \
+                not issubclass(original, (OSError, UnicodeError, RuntimeError)):
+            try:
+                cls = type(f"GraphRuntimeError", (GraphRuntimeError, original),
+                           {"__str__": GraphRuntimeError.__str__,
+                            "__module__": GraphRuntimeError.__module__})
+                cls("probe")
+            except TypeError:
+                cls = GraphRuntimeError
+        _RUNTIME_CLASSES[original] = cls
+    return cls
 
 
 def truth(c, what: str = "condition") -> bool:
