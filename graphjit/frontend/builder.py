@@ -9,17 +9,16 @@ taken branch, a graph condition builds an If or a Loop.
 from __future__ import annotations
 
 import ast
-import builtins
 import inspect
-import operator
 import types
 from typing import Any, Dict, List, Optional
 
 import numpy as np
 
-from ..ir.errors import (GraphJitError, ShapeInferenceError, UndefinedVariableError,
-                         UnsupportedSyntaxError)
-from ..tensor import Tensor, TensorLike
+from ..ir.errors import GraphJitError, UnsupportedSyntaxError
+from ..tensor import Tensor
+from .expressions import ExpressionBuilder, LocalFunction, note_location as _note
+from .operators import IBINOPS
 from .source import FunctionSource, get_source
 from .values import DynamicList, GraphTensor, Undefined, set_loc
 
@@ -30,20 +29,6 @@ __all__ = ["FunctionBuilder", "Compiler", "RET", "RETVAL", "BRK", "CONT"]
 RET, RETVAL, BRK, CONT = "<returned>", "<return value>", "<break>", "<continue>"
 FLAGS = (RET, BRK, CONT)
 
-BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-          ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
-          ast.Pow: operator.pow, ast.MatMult: operator.matmul, ast.BitAnd: operator.and_,
-          ast.BitOr: operator.or_, ast.BitXor: operator.xor, ast.LShift: operator.lshift,
-          ast.RShift: operator.rshift}
-IBINOPS = {ast.Add: operator.iadd, ast.Sub: operator.isub, ast.Mult: operator.imul,
-           ast.Div: operator.itruediv, ast.FloorDiv: operator.ifloordiv,
-           ast.Mod: operator.imod, ast.Pow: operator.ipow, ast.MatMult: operator.imatmul,
-           ast.BitAnd: operator.iand, ast.BitOr: operator.ior, ast.BitXor: operator.ixor,
-           ast.LShift: operator.ilshift, ast.RShift: operator.irshift}
-CMPOPS = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt,
-          ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
-          ast.Is: operator.is_, ast.IsNot: operator.is_not}
-UNOPS = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}
 
 
 class Compiler:
@@ -97,22 +82,7 @@ def _is_internal(fn) -> bool:
     return mod == "graphjit" or mod.startswith("graphjit.")
 
 
-class LocalFunction:
-    """A lambda or def written inside a function being built; calling it builds its
-    body with the enclosing builder's variables visible (late binding, as Python)."""
-
-    def __init__(self, builder: "FunctionBuilder", node, name: str):
-        self.builder = builder
-        self.node = node
-        self.__name__ = name
-        self.defaults = []
-        self.kw_defaults = {}
-
-    def __call__(self, *args, **kwargs):
-        return self.builder.call_local(self, list(args), kwargs)
-
-
-class FunctionBuilder:
+class FunctionBuilder(ExpressionBuilder):
     """Builds one function's body into the active graph context."""
 
     def __init__(self, compiler: Compiler, src: FunctionSource, env: Dict[str, Any],
@@ -462,319 +432,6 @@ class FunctionBuilder:
     visit_Match = _refuse("match", "use if/elif")
     del _refuse
 
-    # -- expressions ---------------------------------------------------------------------------
-    def eval(self, node):
-        method = getattr(self, "visit_" + type(node).__name__, None)
-        if method is None:
-            raise UnsupportedSyntaxError(
-                f"the expression `{type(node).__name__}` is not supported in graph mode",
-                loc=self.loc(node))
-        loc = self.loc(node)
-        old = set_loc(loc) if loc is not None else None
-        try:
-            return method(node)
-        except GraphJitError as e:
-            if e.loc is None:
-                e.loc = loc
-            if isinstance(e, ShapeInferenceError) and not e.names:
-                self._name_operands(e, node)
-            raise
-        except RecursionError:
-            raise
-        except Exception as e:
-            _note(e, loc)
-            raise
-        finally:
-            if loc is not None:
-                set_loc(old)
-
-    def _name_operands(self, e, node):
-        """Name the user's variables an operator was given (for its shape errors)."""
-        if isinstance(node, ast.Call):
-            children = list(node.args) + [k.value for k in node.keywords]
-        elif isinstance(node, ast.BinOp):
-            children = [node.left, node.right]
-        elif isinstance(node, ast.Compare):
-            children = [node.left] + list(node.comparators)
-        else:
-            return
-        found = []
-        for c in children:
-            if isinstance(c, ast.Name):
-                v = self.env.get(c.id)
-                if isinstance(v, (GraphTensor, Tensor)):
-                    found.append((c.id, v))
-        if found:
-            e.names = tuple(n for n, _ in found)
-            e.with_context(detail="; ".join(
-                f"'{n}' is {v.type if isinstance(v, GraphTensor) else v.type}"
-                for n, v in found))
-
-    def visit_Constant(self, node):
-        return node.value
-
-    def visit_Name(self, node):
-        return self.lookup(node.id, node)
-
-    def lookup(self, name, node=None):
-        b = self
-        while b is not None:
-            if name in b.env:
-                v = b.env[name]
-                if isinstance(v, Undefined):
-                    raise v.error(self.loc(node) if node is not None else None)
-                return v
-            if name in b.closure:
-                return self.c.note_external(b.closure[name])
-            b = b.enclosing
-        if name in self.globals:
-            return self.c.note_external(self.globals[name])
-        if hasattr(builtins, name):
-            return getattr(builtins, name)
-        import difflib
-        known = set(self.globals) | set(dir(builtins))
-        b = self
-        while b is not None:
-            known |= {k for k in b.env if not k.startswith("<")} | set(b.closure)
-            b = b.enclosing
-        close = difflib.get_close_matches(name, sorted(known), n=1)
-        raise UndefinedVariableError(f"name '{name}' is not defined",
-                                     loc=self.loc(node) if node is not None else None,
-                                     names=(name,),
-                                     hint=f"did you mean '{close[0]}'?" if close else
-                                     f"define '{name}' before this line")
-
-    def visit_Attribute(self, node):
-        obj = self.eval(node.value)
-        if isinstance(obj, DynamicList) and node.attr != "append":
-            raise UnsupportedSyntaxError(
-                f"'.{node.attr}' of a list whose length is known only at run time",
-                loc=self.loc(node), hint="use ops.stack(lst)")
-        value = getattr(obj, node.attr)
-        from ..nn import Cell
-        if isinstance(obj, Cell) or getattr(type(obj), "_graphjit_jit_class", False):
-            self.c.guard_attr(obj, node.attr, value)
-        if id(obj) not in self.c.created:
-            self.c.note_external(value)
-        return value
-
-    def getitem(self, obj, key):
-        from ..nn import CellList, SequentialCell
-        if isinstance(key, GraphTensor) and (
-                isinstance(obj, (CellList, SequentialCell)) or
-                isinstance(obj, (list, tuple)) and obj and all(callable(x) and not isinstance(
-                    x, TensorLike) for x in obj)):
-            from .calls import Switch
-            return Switch(list(obj), key)
-        if isinstance(obj, (list, tuple)) and isinstance(key, GraphTensor):
-            from .control_flow import index_sequence
-            return index_sequence(self, obj, key)
-        if isinstance(obj, dict) and isinstance(key, GraphTensor):
-            raise UnsupportedSyntaxError(
-                "indexing a dict with a tensor value", hint="use a Python key")
-        if isinstance(key, slice) and any(isinstance(v, GraphTensor) for v in
-                                          (key.start, key.stop, key.step)):
-            raise UnsupportedSyntaxError(
-                "a slice whose bounds are tensor values (the result's shape would be known "
-                "only at run time)", hint="use Python ints for slice bounds, or ops.gather")
-        if isinstance(key, tuple) and any(isinstance(k, slice) and any(
-                isinstance(v, GraphTensor) for v in (k.start, k.stop, k.step)) for k in key):
-            raise UnsupportedSyntaxError(
-                "a slice whose bounds are tensor values", hint="use Python ints for slice "
-                                                               "bounds, or ops.gather")
-        return obj[key]
-
-    def visit_Subscript(self, node):
-        obj = self.eval(node.value)
-        key = self.eval(node.slice)
-        return self.getitem(obj, key)
-
-    def visit_Slice(self, node):
-        return slice(None if node.lower is None else self.eval(node.lower),
-                     None if node.upper is None else self.eval(node.upper),
-                     None if node.step is None else self.eval(node.step))
-
-    def visit_Index(self, node):  # Python < 3.9
-        return self.eval(node.value)
-
-    def visit_Tuple(self, node):
-        return tuple(self._elts(node.elts))
-
-    def visit_List(self, node):
-        return list(self._elts(node.elts))
-
-    def visit_Set(self, node):
-        return set(self._elts(node.elts))
-
-    def _elts(self, elts):
-        out = []
-        for e in elts:
-            if isinstance(e, ast.Starred):
-                v = self.eval(e.value)
-                out.extend(self.unpack(v, None, e) if isinstance(v, GraphTensor) else v)
-            else:
-                out.append(self.eval(e))
-        return out
-
-    def visit_Dict(self, node):
-        out = {}
-        for k, v in zip(node.keys, node.values):
-            if k is None:
-                out.update(self.eval(v))
-            else:
-                key = self.eval(k)
-                if isinstance(key, GraphTensor):
-                    raise UnsupportedSyntaxError("a tensor value as a dict key",
-                                                 loc=self.loc(k))
-                out[key] = self.eval(v)
-        return out
-
-    def apply_op(self, fn, a, b):
-        if type(a) in (list, dict, set):
-            self.refuse_external_mutation(a, None)
-        return fn(a, b)
-
-    def visit_BinOp(self, node):
-        a = self.eval(node.left)
-        b = self.eval(node.right)
-        if isinstance(node.op, ast.Mult) and (
-                isinstance(a, (list, tuple, str)) and isinstance(b, GraphTensor) or
-                isinstance(b, (list, tuple, str)) and isinstance(a, GraphTensor)):
-            raise UnsupportedSyntaxError(
-                "repeating a Python sequence a number of times known only when the graph "
-                "runs", loc=self.loc(node),
-                hint="use a Python int for the count, or build a tensor with ops.tile")
-        return BINOPS[type(node.op)](a, b)
-
-    def visit_UnaryOp(self, node):
-        v = self.eval(node.operand)
-        if isinstance(node.op, ast.Not):
-            from .control_flow import condition_value
-            c = condition_value(self, v, node.operand)
-            if isinstance(c, GraphTensor):
-                from .. import ops
-                out = ops.logical_not(c)
-                out.weak = True
-                return out
-            return not c
-        return UNOPS[type(node.op)](v)
-
-    def visit_BoolOp(self, node):
-        from .control_flow import build_boolop
-        return build_boolop(self, node)
-
-    def visit_Compare(self, node):
-        from .control_flow import build_compare
-        return build_compare(self, node)
-
-    def visit_IfExp(self, node):
-        from .control_flow import build_ifexp
-        return build_ifexp(self, node)
-
-    def visit_NamedExpr(self, node):
-        v = self.eval(node.value)
-        self.bind(node.target.id, v, self.loc(node))
-        return v
-
-    def visit_JoinedStr(self, node):
-        parts = []
-        for v in node.values:
-            if isinstance(v, ast.Constant):
-                parts.append(str(v.value))
-            else:
-                parts.append(self.eval(v))
-        return "".join(parts)
-
-    def visit_FormattedValue(self, node):
-        v = self.eval(node.value)
-        if isinstance(v, (GraphTensor, DynamicList)):
-            raise UnsupportedSyntaxError(
-                "formatting a tensor value into a string (its value is known only at run "
-                "time)", loc=self.loc(node), hint="print(x) prints it at run time")
-        spec = "" if node.format_spec is None else self.eval(node.format_spec)
-        if node.conversion == ord("r"):
-            v = repr(v)
-        elif node.conversion == ord("s"):
-            v = str(v)
-        elif node.conversion == ord("a"):
-            v = ascii(v)
-        return format(v, spec)
-
-    def visit_Lambda(self, node):
-        f = LocalFunction(self, node, "<lambda>")
-        f.defaults = [self.eval(d) for d in node.args.defaults]
-        return f
-
-    def visit_ListComp(self, node):
-        return list(self._comprehension(node, lambda: self.eval(node.elt)))
-
-    def visit_GeneratorExp(self, node):
-        return list(self._comprehension(node, lambda: self.eval(node.elt)))
-
-    def visit_SetComp(self, node):
-        return set(self._comprehension(node, lambda: self.eval(node.elt)))
-
-    def visit_DictComp(self, node):
-        return dict(self._comprehension(node, lambda: (self.eval(node.key),
-                                                       self.eval(node.value))))
-
-    def _comprehension(self, node, make):
-        saved = dict(self.env)
-        out = []
-
-        def loop(gens):
-            if not gens:
-                out.append(make())
-                return
-            g = gens[0]
-            it = self.eval(g.iter)
-            if isinstance(it, (GraphTensor, DynamicList)) or type(it).__name__.startswith(
-                    "Graph"):
-                items = self.unpack(it, None, g.iter) if isinstance(it, GraphTensor) else None
-                if items is None:
-                    raise UnsupportedSyntaxError(
-                        "a comprehension over values known only at run time",
-                        loc=self.loc(g.iter), hint="use a for loop with list.append")
-            else:
-                items = list(it)
-            for item in items:
-                self.assign(g.target, item, g)
-                ok = True
-                for cond in g.ifs:
-                    from .control_flow import condition_value
-                    c = condition_value(self, self.eval(cond), cond)
-                    if isinstance(c, GraphTensor):
-                        raise UnsupportedSyntaxError(
-                            "a comprehension filter that depends on a tensor value (the "
-                            "list's length would be known only at run time)",
-                            loc=self.loc(cond), hint="use ops.where, or a for loop")
-                    if not c:
-                        ok = False
-                        break
-                if ok:
-                    loop(gens[1:])
-        try:
-            loop(node.generators)
-        finally:
-            for k in list(self.env):
-                if k not in saved:
-                    del self.env[k]
-            self.env.update({k: v for k, v in saved.items()})
-        return out
-
-    def visit_Starred(self, node):
-        return self.eval(node.value)
-
-    def visit_Await(self, node):
-        raise UnsupportedSyntaxError("await is not supported in graph mode", loc=self.loc(node))
-
-    def visit_Yield(self, node):
-        raise UnsupportedSyntaxError("yield (a generator) cannot be compiled into a graph",
-                                     loc=self.loc(node),
-                                     hint="return a tuple or list instead of yielding")
-
-    visit_YieldFrom = visit_Yield
-
     # -- calls ---------------------------------------------------------------------------------
     def visit_Call(self, node):
         func = self.eval(node.func)
@@ -849,16 +506,6 @@ def _bind_ast_args(a: ast.arguments, args, kwargs, defaults, kw_defaults, name):
     if a.kwarg is not None:
         env[a.kwarg.arg] = extra
     return env
-
-
-def _note(e: BaseException, loc) -> None:
-    if loc is None or getattr(e, "_graphjit_noted", False):
-        return
-    try:
-        e.add_note(f"(while building the graph)\n{loc.render()}")
-        e._graphjit_noted = True
-    except AttributeError:
-        pass
 
 
 def closure_of(fn) -> Dict[str, Any]:

@@ -548,7 +548,7 @@ def build_compare(b: FunctionBuilder, node: ast.Compare):
 
 
 def _compare(b, op, left, right, node):
-    from .builder import CMPOPS
+    from .operators import CMPOPS
     if isinstance(op, (ast.In, ast.NotIn)):
         out = _contains(b, right, left, node)
         if isinstance(op, ast.NotIn):
