@@ -435,6 +435,20 @@ def test_equivalence_error_shows_both_results_and_the_report():
     assert "Fix:" in text
 
 
+@pytest.mark.parametrize("case_id", ["runtime-if", "runtime-for", "runtime-while"])
+def test_runtime_error_is_also_the_class_eager_mode_raises(case_id):
+    """`except IndexError` works in both modes: eager mode raises IndexError for the list
+    index out of range, graph mode a GraphRuntimeError that is an IndexError too."""
+    case = BY_ID[case_id]
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    with pytest.raises(IndexError):
+        case.run()
+    ms.set_context(mode=ms.GRAPH_MODE)
+    with pytest.raises(IndexError) as info:
+        case.run()
+    assert isinstance(info.value, ms.GraphRuntimeError)
+
+
 def test_model_file_error_names_the_file(tmp_path):
     path = tmp_path / "model.gjm"
     path.write_bytes(b"not a model")
