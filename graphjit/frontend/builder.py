@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import inspect
 import types
+import weakref
 from typing import Any, Dict, List, Optional
 
 import numpy as np
@@ -39,7 +40,7 @@ class Compiler:
         self.max_depth = max_depth
         self.depth = 0
         self.records: List[Any] = []       # explain records (control_flow.Record)
-        self.guards: List[tuple] = []      # (object, attribute, kind, value)
+        self.guards: List[tuple] = []      # (weakref to object, attribute, kind, value)
         self.created: Dict[int, Any] = {}  # objects created while building, by id
         self.warnings: List[str] = []
         self.param_source: Dict[int, Any] = {}  # id(subgraph param) -> outer Value
@@ -55,16 +56,25 @@ class Compiler:
         return rec
 
     def guard_attr(self, obj, attr, value):
-        if isinstance(value, (bool, int, float, str, type(None))):
-            self.guards.append((obj, attr, "value", value))
-        elif isinstance(value, tuple) and all(isinstance(v, (bool, int, float, str, type(None)))
-                                              for v in value):
-            self.guards.append((obj, attr, "value", value))
+        """Remember an attribute the graph depends on (the compiled entry is used only
+        while it is unchanged). The object is held weakly: a cache must not keep its
+        Cell alive."""
+        if isinstance(value, (bool, int, float, str, type(None))) or (
+                isinstance(value, tuple) and all(isinstance(v, (bool, int, float, str,
+                                                                type(None))) for v in value)):
+            kind, key = "value", value
         elif isinstance(value, Tensor):
             # the graph holds this tensor's data as a constant: rebuild if either changes
-            self.guards.append((obj, attr, "tensor", (id(value), id(value._data))))
+            kind, key = "tensor", (id(value), id(value._data))
         elif isinstance(value, np.ndarray):
-            self.guards.append((obj, attr, "id", id(value)))
+            kind, key = "id", id(value)
+        else:
+            return
+        try:
+            ref = weakref.ref(obj)
+        except TypeError:
+            ref = (lambda o: lambda: o)(obj)
+        self.guards.append((ref, attr, kind, key))
 
 
 def _is_graph_arg(x) -> bool:

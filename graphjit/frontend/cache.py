@@ -110,7 +110,10 @@ class CacheEntry:
     checked: bool = False
 
     def guards_hold(self) -> bool:
-        for obj, attr, kind, value in self.guards:
+        for ref, attr, kind, value in self.guards:
+            obj = ref()
+            if obj is None:
+                return False
             try:
                 cur = getattr(obj, attr)
             except AttributeError:
@@ -341,7 +344,7 @@ def build_entry(fn, self_obj, args, kwargs, key, tensors, name, reason) -> Cache
         _w.warn(f"graphjit: {w}", RuntimeWarning, stacklevel=4)
     return CacheEntry(key, graph, plan, template, compiler.guards, compiler.records,
                       compiler.warnings, reason, time.perf_counter() - t0,
-                      [(p, str(t)) for p, _, t in tensors])
+                      _describe_signature(key, names, len(args)))
 
 
 def _diff_reason(entries: List[CacheEntry], key, names) -> str:
@@ -370,6 +373,17 @@ def _diff_reason(entries: List[CacheEntry], key, names) -> str:
     return "; ".join(best)
 
 
+def _describe_signature(key, names, n_positional) -> List[Tuple[str, str]]:
+    """(argument, what it was) for every argument: tensor types and Python values."""
+    out = []
+    for i, k in enumerate(key):
+        if i < n_positional:
+            out.append((names[i] if i < len(names) else f"args[{i}]", _desc(k)))
+        else:                       # keyword arguments: (name, key)
+            out.append((k[0], _desc(k[1])))
+    return out
+
+
 def _is_tensor_key(k) -> bool:
     return isinstance(k, tuple) and bool(k) and k[0] == "T"
 
@@ -384,7 +398,8 @@ def _desc(k) -> str:
 
 def _guard_reason(entries: List[CacheEntry]) -> str:
     for e in entries:
-        for obj, attr, kind, value in e.guards:
+        for ref, attr, kind, value in e.guards:
+            obj = ref()
             cur = getattr(obj, attr, "<missing>")
             if kind == "value" and (type(cur) is not type(value) or cur != value):
                 return f"attribute {type(obj).__name__}.{attr} changed: {value!r} -> {cur!r}"

@@ -76,19 +76,23 @@ def compare_results(a, b, path="result") -> str:
 class Report:
     """What the compiler decided for each if/while/for, and the compile cache."""
 
-    def __init__(self, entries: List[CacheEntry]):
-        self.entries = entries
+    def __init__(self, entries: List[CacheEntry], current: int = -1):
+        self.entries = entries          # in compile order
+        self.current = current          # the entry of the inputs explain() was given
+
+    @property
+    def entry(self) -> CacheEntry:
+        return self.entries[self.current]
 
     @property
     def records(self):
-        return self.entries[-1].records if self.entries else []
+        return self.entry.records if self.entries else []
 
     def __str__(self):
         lines = []
         if self.entries:
-            e = self.entries[-1]
-            lines.append(f"Control flow of {e.graph.name} "
-                         f"({', '.join(f'{p}: {t}' for p, t in e.arg_desc) or 'no tensor inputs'}):")
+            e = self.entry
+            lines.append(f"Control flow of {e.graph.name} ({_signature_text(e)}):")
             if not e.records:
                 lines.append("  (no if/while/for)")
             for r in e.records:
@@ -104,16 +108,17 @@ class Report:
                 if d.get("carried"):
                     lines.append(f"      carried: {', '.join(d['carried'])}")
                 if d.get("sliced"):
-                    lines.append(f"      sliced inputs: {d['sliced']} (axis 0)")
+                    lines.append(f"      sliced inputs: {', '.join(d['sliced'])} (axis 0)")
                 if d.get("concatenated"):
                     lines.append(f"      concatenated outputs: {', '.join(d['concatenated'])}")
             for w in e.warnings:
                 lines.append(f"  note: {w}")
         lines.append("Compile cache:")
+        current = self.current % len(self.entries) if self.entries else -1
         for i, e in enumerate(self.entries):
-            sig = ", ".join(f"{p}: {t}" for p, t in e.arg_desc) or "no tensor inputs"
-            lines.append(f"  [{i}] ({sig}) compiled in {e.compile_seconds * 1000:.1f} ms "
-                         f"because: {e.reason}")
+            mark = "  <- these inputs" if i == current else ""
+            lines.append(f"  [{i}] ({_signature_text(e)}) compiled in "
+                         f"{e.compile_seconds * 1000:.1f} ms because: {e.reason}{mark}")
         return "\n".join(lines)
 
     __repr__ = __str__
@@ -122,6 +127,14 @@ class Report:
 def explain(net_or_function, *inputs):
     """Compile (or reuse) the program for these inputs and report each control-flow
     decision and every compile-cache entry."""
+    try:
+        return _explain(net_or_function, inputs)
+    except Exception as e:
+        from .api import _user_facing
+        raise _user_facing(e)
+
+
+def _explain(net_or_function, inputs):
     from ..nn import Cell
     from .api import JitFunction
     if isinstance(net_or_function, Cell):
@@ -138,9 +151,12 @@ def explain(net_or_function, *inputs):
     key, _ = _signature(_arg_names(
         type(net_or_function).construct if isinstance(net_or_function, Cell) else
         _unwrap(net_or_function), isinstance(net_or_function, Cell)), list(inputs), {}, None)
-    current = [e for e in entries if e.key == key]
-    ordered = [e for e in entries if e not in current] + current
-    return Report(ordered)
+    current = max((i for i, e in enumerate(entries) if e.key == key), default=-1)
+    return Report(entries, current)
+
+
+def _signature_text(e: CacheEntry) -> str:
+    return ", ".join(f"{p}: {t}" for p, t in e.arg_desc) or "no arguments"
 
 
 _EXPLAIN_OWNERS: Dict[Any, Any] = {}

@@ -513,8 +513,6 @@ def test_traceback_ends_at_user_code():
     assert not any(_in_graphjit(p) for p in frames), frames
 
 
-@pytest.mark.xfail(strict=True, reason="gap: ms.explain() does not hide graphjit's frames when "
-                   "the program fails to build")
 def test_explain_hides_internal_frames_too():
     with pytest.raises(ms.ShapeJoinError) as info:
         ms.explain(shape_join.ShapeInIf(), _vec())

@@ -165,9 +165,6 @@ def test_no_control_flow_says_so():
     assert "(no if/while/for)" in str(ms.explain(straight, vec(1.0)))
 
 
-@pytest.mark.xfail(strict=True, reason="bug: a Cell whose construct reads an attribute "
-                   "(a guard) is never freed: the compile cache is a WeakKeyDictionary whose "
-                   "value holds CacheEntry.guards, which hold the Cell (its key) strongly")
 def test_compiled_graphs_die_with_their_cell():
     import gc
     import weakref
@@ -218,8 +215,6 @@ def test_recompiled_for_a_python_argument_value_and_an_attribute():
                      str(report)), str(report)
 
 
-@pytest.mark.xfail(strict=True, reason="gap: explain lists the entry of the current signature "
-                   "last and renumbers the others, so [0] is not the first compilation")
 def test_cache_entries_keep_their_compile_order():
     net = Decisions()
     ms.explain(net, *inputs(3))
@@ -228,8 +223,6 @@ def test_cache_entries_keep_their_compile_order():
     assert "first call" in lines[0] and "changed shape" in lines[1], lines
 
 
-@pytest.mark.xfail(strict=True, reason="gap: the cache listing shows only tensor inputs, so "
-                   "two entries compiled for different Python arguments look identical")
 def test_cache_entries_show_python_arguments():
     def scaled(x, k):
         return x * k
