@@ -278,7 +278,7 @@ class FunctionBuilder(ExpressionBuilder):
         from .. import ops
         if isinstance(obj, (GraphTensor, Tensor)):
             if isinstance(obj, Tensor):
-                self.refuse_external_mutation(obj, stmt)
+                self.refuse_external_mutation(obj, stmt, target.value)
             if not isinstance(target.value, ast.Name):
                 raise UnsupportedSyntaxError(
                     "item assignment into a tensor that is not a plain variable",
@@ -287,7 +287,7 @@ class FunctionBuilder(ExpressionBuilder):
             self.bind(target.value.id, new, self.loc(stmt))
             return
         if isinstance(obj, (list, dict)):
-            self.refuse_external_mutation(obj, stmt)
+            self.refuse_external_mutation(obj, stmt, target.value)
             if isinstance(key, GraphTensor):
                 raise UnsupportedSyntaxError(
                     "indexing a Python list or dict with a tensor value in an assignment",
@@ -297,17 +297,20 @@ class FunctionBuilder(ExpressionBuilder):
             return
         obj[key] = value
 
-    def refuse_external_mutation(self, obj, node):
+    def refuse_external_mutation(self, obj, node, expr=None):
         """Python containers that outlive the call (attributes of the Cell, globals)
         cannot change inside a compiled function: the change would happen once, while
-        the graph is built, instead of at every call."""
+        the graph is built, instead of at every call. `expr` is the AST of the object
+        (to name it)."""
         if id(obj) in self.c.external:
             kind = "tensor" if isinstance(obj, Tensor) else type(obj).__name__
+            name = ast.unparse(expr) if expr is not None else ""
             raise UnsupportedSyntaxError(
-                f"changing a {kind} that outlives the call (an attribute or a global) inside "
-                f"a compiled function", loc=self.loc(node),
-                hint="build a new local list (and return it) instead of changing the "
-                     "attribute, or run this Cell in PYNATIVE_MODE")
+                f"changing {('`' + name + '`, ') if name else ''}a {kind} that outlives the "
+                f"call (an attribute or a global), inside a compiled function",
+                loc=self.loc(node), names=(name,) if name else (),
+                hint=f"build a new local {kind} (and return it) instead of changing "
+                     f"{name or 'it'}, or run this Cell in PYNATIVE_MODE")
 
     def visit_Delete(self, node):
         for t in node.targets:

@@ -3,6 +3,7 @@ functions, methods and Cells (built from their own source), graphjit's operators
 (called directly), numpy functions (mapped to ops or refused)."""
 from __future__ import annotations
 
+import ast
 import builtins
 import types
 
@@ -284,7 +285,8 @@ def call(b, func, args, kwargs, node):
         return build_function(b.c, construct, args, kwargs, self_obj=func)
     owner = getattr(func, "__self__", None)
     if type(owner) in (list, dict, set) and getattr(func, "__name__", "") in _MUTATORS:
-        b.refuse_external_mutation(owner, node)
+        b.refuse_external_mutation(owner, node, node.func.value if isinstance(
+            getattr(node, "func", None), ast.Attribute) else None)
     if isinstance(func, types.MethodType):
         f, obj = func.__func__, func.__self__
         if _is_internal(f) or not isinstance(f, types.FunctionType):

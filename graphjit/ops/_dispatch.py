@@ -90,6 +90,13 @@ def to_tensor(x, dtype: DType = None):
     return t
 
 
+_PY_DIVISIONS = {
+    "RealDiv": ("division by zero", "float division by zero"),
+    "FloorDiv": ("integer division or modulo by zero", "float floor division by zero"),
+    "FloorMod": ("integer division or modulo by zero", "float modulo"),
+}
+
+
 def binary(op: str, x, y):
     """Apply a binary op with the weak-scalar promotion rules of the module docstring."""
     wx, wy = is_weak(x), is_weak(y)
@@ -99,7 +106,11 @@ def binary(op: str, x, y):
         d = _DEFAULT_OF_KIND[k]
         if symbolic and (k == "f" or op == "RealDiv"):
             d = dt.float64  # graph values standing for Python numbers keep Python's precision
-        out = apply(op, to_tensor(x, d), to_tensor(y, d))
+        y = to_tensor(y, d)
+        if symbolic and op in _PY_DIVISIONS:
+            # graph values standing for Python numbers divide like Python numbers
+            y = apply("CheckNonZero", y, message=_PY_DIVISIONS[op][k == "f"])
+        out = apply(op, to_tensor(x, d), y)
         if isinstance(out, SymbolicTensor):
             out.weak = True
         return out

@@ -380,9 +380,6 @@ def test_int_of_a_graph_value_used_as_a_python_int():
     assert info.value.loc.line == inspect.getsourcelines(repeat_by_sum)[1] + 1
 
 
-@pytest.mark.xfail(strict=True, reason="gap: a Python int joined by a tensor condition becomes "
-                   "an int tensor, and `m // 0` then gives 0 where eager mode raises "
-                   "ZeroDivisionError (a silently different answer)")
 def test_python_int_joined_by_a_tensor_condition_still_divides_like_python():
     _, err = _eager(int_divided_by_zero, _vec())
     assert isinstance(err, ZeroDivisionError)

@@ -47,3 +47,19 @@ def _assert_factory(in_types, out_types, attrs):
 register_op("Assert", ("condition",), {"message": ""}, infer=_assert_infer,
             kernel_factory=_assert_factory, family="extern",
             doc="raise AssertionError(message) at run time if the condition is false")
+
+
+def _nonzero_factory(in_types, out_types, attrs):
+    msg = attrs["message"]
+
+    def k(x):
+        if not np.all(x):
+            raise ZeroDivisionError(msg)
+        return x
+    return k
+
+
+register_op("CheckNonZero", ("x",), {"message": "division by zero"},
+            infer=lambda ts, attrs: ts[0], kernel_factory=_nonzero_factory, family="extern",
+            doc="x itself; raises ZeroDivisionError when it has a zero (Python's rule for "
+                "dividing Python numbers)")
