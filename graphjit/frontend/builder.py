@@ -123,12 +123,12 @@ class FunctionBuilder(ExpressionBuilder):
         return self.src.loc(node)
 
     # -- statements --------------------------------------------------------------------------
-    def stop_state(self):
-        """True if a return/break/continue certainly happened, a graph bool if it may
-        have, False if not."""
+    def stop_state(self, flags=FLAGS):
+        """True if a return/break/continue (of `flags`) certainly happened, a graph bool
+        if it may have, False if not."""
         from .. import ops
         graph_flags = []
-        for f in FLAGS:
+        for f in flags:
             v = self.env.get(f, False)
             if v is True:
                 return True

@@ -26,6 +26,7 @@ from ..ir.errors import ShapeJoinError, TypeJoinError, UnsupportedSyntaxError
 from ..ir.graph import Graph
 from ..ir.join import join_shapes
 from ..ir.types import format_shape_ms, num_elements
+from ..ops._dispatch import PY_SCALARS, weak_kind
 from ..tensor import Tensor
 from . import analysis
 from .builder import BRK, CONT, RET, RETVAL, FunctionBuilder
@@ -35,7 +36,6 @@ __all__ = ["Record", "condition_value", "build_if_stmt", "build_guarded", "build
            "build_boolop", "build_compare", "index_sequence", "finish_return", "branch",
            "join_leaf", "placeholder_like", "materialize", "describe"]
 
-PY_SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
 _MISSING = Undefined("<missing>")
 
 
@@ -114,13 +114,8 @@ class _Pair:
 
 
 def _kind(x) -> Optional[str]:
-    if isinstance(x, (bool, np.bool_)):
-        return "b"
-    if isinstance(x, (int, np.integer)):
-        return "i"
-    if isinstance(x, (float, np.floating)):
-        return "f"
-    return None
+    """'b', 'i' or 'f' for a Python (or numpy) number, else None."""
+    return weak_kind(x) if isinstance(x, PY_SCALARS) else None
 
 
 _KORDER = {"b": 0, "i": 1, "u": 1, "f": 2}

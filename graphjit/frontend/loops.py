@@ -181,17 +181,7 @@ def _unrolled_for(b: FunctionBuilder, node, items):
 
 def _loop_stop(b):
     """Like stop_state, for the head of a loop iteration (continue does not stop it)."""
-    from .. import ops
-    flags = []
-    for f in (RET, BRK):
-        v = b.env.get(f, False)
-        if v is True:
-            return True
-        if isinstance(v, GraphTensor):
-            flags.append(v)
-    if not flags:
-        return False
-    return flags[0] if len(flags) == 1 else ops.logical_or(flags[0], flags[1])
+    return b.stop_state((RET, BRK))
 
 
 def _run_orelse(b, node):
