@@ -434,7 +434,8 @@ def _to_array(data, want: Optional[DType]) -> np.ndarray:
         raise TypeError("Tensor(...) of a graph value: use the value itself (or ops.cast) "
                         "inside construct")
     elif isinstance(data, np.ndarray) or isinstance(data, np.generic):
-        arr = np.asarray(data)
+        arr = np.array(data)     # a copy, as MindSpore's Tensor: later writes to the array
+                                 # do not change the tensor
     else:
         try:
             arr = np.asarray(data)
