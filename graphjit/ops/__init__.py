@@ -9,6 +9,7 @@ from .functional import *  # noqa: F401,F403
 from .functional import max, min, sum, abs, pow, all, any, round  # noqa: F401  (shadow builtins)
 from .primitives import *  # noqa: F401,F403
 from .primitives import Primitive
+from .misc_ops import *  # noqa: F401,F403
 from ._dispatch import apply
 
 

@@ -1,0 +1,134 @@
+"""MindSpore operators that are not arithmetic: printing, identity-like markers,
+scalar and tuple conversions, dtype queries, and Parameter assignment."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir import dtypes as dt
+from ..ir.errors import UnsupportedSyntaxError
+from ..tensor import SymbolicTensor, Tensor, TensorLike
+from ._dispatch import apply, to_tensor
+from .primitives import Primitive
+
+__all__ = ["print_", "Print", "stop_gradient", "StopGradient", "depend", "Depend",
+           "identity", "Identity", "dtype", "DType", "scalar_to_tensor", "ScalarToTensor",
+           "tuple_to_array", "TupleToArray", "assign", "Assign", "assign_add", "AssignAdd"]
+
+
+def print_(*inputs):
+    """Print when the program runs (in graph mode: each time the graph runs)."""
+    from .functional import runtime_print
+    runtime_print(inputs)
+    return None
+
+
+class Print(Primitive):
+    def __call__(self, *inputs):
+        return print_(*inputs)
+
+
+def stop_gradient(input):
+    """The input itself (graphjit computes no gradients)."""
+    return input
+
+
+def depend(value, expr):
+    """`value`, after `expr` (graphs run in program order, so nothing to do)."""
+    return value
+
+
+def identity(input):
+    return apply("Identity", to_tensor(input))
+
+
+class StopGradient(Primitive):
+    def __call__(self, x):
+        return stop_gradient(x)
+
+
+class Depend(Primitive):
+    def __call__(self, value, expr):
+        return depend(value, expr)
+
+
+class Identity(Primitive):
+    def __call__(self, x):
+        return identity(x)
+
+
+def dtype(input):
+    """The dtype of a tensor (known while the graph is built)."""
+    return input.dtype
+
+
+class DType(Primitive):
+    def __call__(self, x):
+        return dtype(x)
+
+
+def scalar_to_tensor(input_x, dtype=dt.float32):
+    """A 0-d tensor of `dtype` holding a number (a Python number or one-element tensor)."""
+    d = dt.as_dtype(dtype)
+    if isinstance(input_x, TensorLike):
+        out = apply("Cast", input_x, dtype=d)
+        if getattr(out, "weak", False):
+            out.weak = False
+        return out
+    if not isinstance(input_x, (bool, int, float, np.number, np.bool_)):
+        raise TypeError(f"scalar_to_tensor needs a number, got {type(input_x).__name__}")
+    return Tensor._wrap(np.asarray(input_x, dtype=d.np))
+
+
+class ScalarToTensor(Primitive):
+    def __call__(self, input_x, dtype=dt.float32):
+        return scalar_to_tensor(input_x, dtype)
+
+
+def tuple_to_array(input_x):
+    """A 1-D tensor of a tuple of numbers (ints give int64, floats float32)."""
+    if not isinstance(input_x, (tuple, list)) or not input_x:
+        raise TypeError("tuple_to_array needs a non-empty tuple of numbers")
+    if any(isinstance(v, SymbolicTensor) for v in input_x):
+        from .functional import stack
+        return stack([to_tensor(v) for v in input_x])
+    return Tensor(tuple(input_x))
+
+
+class TupleToArray(Primitive):
+    def __call__(self, input_x):
+        return tuple_to_array(input_x)
+
+
+def _assign(variable, value, add):
+    from ..frontend.values import _stack
+    if _stack() or isinstance(variable, SymbolicTensor) or isinstance(value, SymbolicTensor):
+        raise UnsupportedSyntaxError(
+            "assigning to a Parameter inside a compiled function (graphjit's graphs have no "
+            "side effects)", hint="return the new value and set it outside with "
+                                  "param.set_data(value), or run in PYNATIVE_MODE")
+    if not isinstance(variable, Tensor):
+        raise TypeError(f"assign needs a Parameter or Tensor, got {type(variable).__name__}")
+    new = (variable + value) if add else to_tensor(value, variable.dtype)
+    variable._data = np.array(new.asnumpy() if isinstance(new, Tensor) else new,
+                              dtype=variable.dtype.np)
+    return variable
+
+
+def assign(variable, value):
+    """variable = value, in place (eager mode only)."""
+    return _assign(variable, value, False)
+
+
+def assign_add(variable, value):
+    """variable += value, in place (eager mode only)."""
+    return _assign(variable, value, True)
+
+
+class Assign(Primitive):
+    def __call__(self, variable, value):
+        return assign(variable, value)
+
+
+class AssignAdd(Primitive):
+    def __call__(self, variable, value):
+        return assign_add(variable, value)
