@@ -242,8 +242,8 @@ def join_trees(name, a, b, pairs: List[_Pair], side_names, locs, where_loc):
         return tuple(join_trees(f"{name}[{i}]", x, y, pairs, side_names, locs, where_loc)
                      for i, (x, y) in enumerate(zip(a, b)))
     if type(a) is list and type(b) is list and len(a) == len(b) and a is not b:
-        return [join_trees(f"{name}[{i}]", x, y, pairs, side_names, locs, where_loc)
-                for i, (x, y) in enumerate(zip(a, b))]
+        return _ListTemplate(join_trees(f"{name}[{i}]", x, y, pairs, side_names, locs,
+                                        where_loc) for i, (x, y) in enumerate(zip(a, b)))
     if isinstance(a, (DynamicList,)) or isinstance(b, DynamicList):
         raise UnsupportedSyntaxError(
             f"'{name}' is a list built in a loop on one path and something else on the other",
@@ -269,12 +269,17 @@ def placeholder_like(v):
     return Tensor._wrap(np.zeros(tuple(0 if s is None else s for s in shape), d.np))
 
 
+class _ListTemplate(list):
+    """A new list made by a join (an ordinary list in a template is the user's object,
+    kept as it is)."""
+
+
 def fill_holes(template, outs):
     if isinstance(template, _Hole):
         return outs[template.i]
     if type(template) is tuple:
         return tuple(fill_holes(x, outs) for x in template)
-    if type(template) is list:
+    if type(template) is _ListTemplate:
         return [fill_holes(x, outs) for x in template]
     return template
 
@@ -376,9 +381,9 @@ def branch(b: FunctionBuilder, cond: GraphTensor, then_fn: Callable, else_fn: Ca
                 hint="append on both paths (the same number of times), or build a tensor "
                      "with ops.where")
         name = next((k for k, v in env0.items() if v is l), "list")
-        list_templates.append((l, [join_trees(f"{name}[{i}]", x, y, pairs, side_names,
-                                              (None, None), loc)
-                                   for i, (x, y) in enumerate(zip(ta, tb))]))
+        list_templates.append((l, _ListTemplate(
+            join_trees(f"{name}[{i}]", x, y, pairs, side_names, (None, None), loc)
+            for i, (x, y) in enumerate(zip(ta, tb)))))
     attr_templates = []
     for o, ta, tb in zip(objs, attrs_t, attrs_e):
         for attr in list(ta) + [a for a in tb if a not in ta]:
