@@ -16,6 +16,8 @@ _MODULES = ["if_cases", "for_cases", "while_cases", "mixed_cases", "model_cases"
 
 # case name -> reason, for failures still open in graphjit (see /tmp/qa_failures.md)
 XFAIL = {
+    "parameter_read": "(param > 0).all() on a tensor attribute refused as 'truth value ambiguous'",
+    "mixed_float_int_scalars": "int/float Python scalars joined by a tensor if become float",
 }
 
 
