@@ -12,12 +12,10 @@ import pytest
 import graphjit as ms
 from graphjit.frontend.api import JitFunction, compare_results
 
-_MODULES = ["if_cases", "for_cases", "while_cases", "mixed_cases", "model_cases", "error_cases"]
+_MODULES = ["if_cases", "for_cases", "while_cases", "mixed_cases", "model_cases", "error_cases", "tricky_cases"]
 
 # case name -> reason, for failures still open in graphjit (see /tmp/qa_failures.md)
 XFAIL = {
-    "parameter_read": "(param > 0).all() on a tensor attribute refused as 'truth value ambiguous'",
-    "mixed_float_int_scalars": "int/float Python scalars joined by a tensor if become float",
 }
 
 

@@ -113,6 +113,16 @@ class TryInConstruct(nn.Cell):
         return x
 
 
+class IntFloatScalarJoin(nn.Cell):
+    """MindSpore: Type Join Failed for Int64 and Float32 scalars."""
+    def construct(self, x, a, b):
+        if x.sum() > 0:
+            r = a * 2
+        else:
+            r = b * 3
+        return r
+
+
 _err = ms.ShapeJoinError, ms.TypeJoinError, ms.UndefinedVariableError, ms.UnsupportedSyntaxError
 
 ERROR_CASES = [
@@ -138,6 +148,8 @@ ERROR_CASES = [
      ms.UndefinedVariableError, NameError, "return last"),
     ("err_undefined_name", UndefinedName, lambda: (T([1.0, 2.0]),),
      ms.UndefinedVariableError, NameError, "return x + not_defined_anywhere"),
+    ("err_int_float_scalar_join", IntFloatScalarJoin, lambda: (T([1, 2], ms.int32), 1, 1.5),
+     ms.TypeJoinError, TypeError, "r = b * 3"),
     ("err_try_unsupported", TryInConstruct, lambda: (T([1.0, 2.0]),),
      ms.UnsupportedSyntaxError, SyntaxError, "try:"),
 ]

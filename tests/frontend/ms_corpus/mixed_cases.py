@@ -196,7 +196,7 @@ class MixedFloatIntScalars(nn.Cell):
         else:
             x = x + s
         if x.sum() > 0:
-            r = a * 2
+            r = a * 2.0
         else:
             r = b * 3
         return x, r
