@@ -191,6 +191,15 @@ def join_leaf(name, a, b, side_names, locs, where_loc) -> _Pair:
                 names=(name,), hint=f"make both sides of '{name}' tensors of one dtype")
         dtype, weak = strong, False
     else:
+        if (ka == "f") != (kb == "f"):
+            # eager Python keeps an int on one path and a float on the other; later
+            # arithmetic with integer tensors would give other dtypes on each path
+            raise TypeJoinError(
+                f"Cannot join the values of '{name}': it is {_fmt_side(a, locs[0])} in the "
+                f"{side_names[0]} and {_fmt_side(b, locs[1])} in the {side_names[1]}; a Python "
+                f"int and a Python float do not join", loc=where_loc, names=(name,),
+                hint=f"give '{name}' numbers of one kind on both paths (for example 1.0 "
+                     f"instead of 1)")
         k = max(ka, kb, key=_KORDER.__getitem__)
         if da is not None and da.kind == k:
             dtype = da
@@ -541,7 +550,7 @@ def build_compare(b: FunctionBuilder, node: ast.Compare):
                 return result
             else:
                 result = r
-        if not isinstance(result, GraphTensor) and not result and i < len(node.ops) - 1:
+        if i < len(node.ops) - 1 and not isinstance(result, GraphTensor) and not result:
             return result
         left = right
     return result
