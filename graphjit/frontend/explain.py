@@ -95,12 +95,14 @@ class Report:
             lines.append(f"Control flow of {e.graph.name} ({_signature_text(e)}):")
             if not e.records:
                 lines.append("  (no if/while/for)")
-            for r in e.records:
+            for r, times in _grouped(e.records):
                 where = f"{r.loc.short()}" if r.loc is not None else "?"
                 text = r.loc.text.strip() if r.loc is not None and r.loc.text else ""
                 head = f"  {where:<18} {r.kind:<6} {text}"
                 lines.append(head)
                 detail = f"      {r.condition} condition -> {r.decision}"
+                if times > 1:
+                    detail += f" (x{times}: once per unrolled iteration)"
                 if r.reason:
                     detail += f"  [{r.reason}]"
                 lines.append(detail)
@@ -153,6 +155,22 @@ def _explain(net_or_function, inputs):
         _unwrap(net_or_function), isinstance(net_or_function, Cell)), list(inputs), {}, None)
     current = max((i for i, e in enumerate(entries) if e.key == key), default=-1)
     return Report(entries, current)
+
+
+def _grouped(records):
+    """Consecutive identical decisions (the copies of an unrolled loop) as one."""
+    out = []
+    for r in records:
+        if out and _same_decision(out[-1][0], r):
+            out[-1][1] += 1
+        else:
+            out.append([r, 1])
+    return out
+
+
+def _same_decision(a, b) -> bool:
+    return (a.loc, a.kind, a.condition, a.decision, a.reason, a.details) == \
+        (b.loc, b.kind, b.condition, b.decision, b.reason, b.details)
 
 
 def _signature_text(e: CacheEntry) -> str:
