@@ -307,12 +307,30 @@ def materialize(ctx: GraphContext, x, dtype, shape=None):
 
 
 def _lists_in(env) -> List[list]:
+    """The lists and dicts the environment names (the Python containers a branch or a
+    loop body may change in place)."""
     out, seen = [], set()
     for v in env.values():
-        if type(v) is list and id(v) not in seen:
+        if type(v) in (list, dict) and id(v) not in seen:
             seen.add(id(v))
             out.append(v)
     return out
+
+
+def snapshot(c):
+    return list(c) if type(c) is list else dict(c)
+
+
+def restore(c, contents):
+    if type(c) is list:
+        c[:] = contents
+    else:
+        c.clear()
+        c.update(contents)
+
+
+def _container_name(env, c) -> str:
+    return next((k for k, v in env.items() if v is c), f"a {type(c).__name__}")
 
 
 # -- if -----------------------------------------------------------------------------------------
@@ -323,7 +341,7 @@ def branch(b: FunctionBuilder, cond: GraphTensor, then_fn: Callable, else_fn: Ca
     outer = active()
     env0, locs0 = b.env, b.locs
     lists = _lists_in(env0)
-    saved_lists = [list(l) for l in lists]
+    saved_lists = [snapshot(l) for l in lists]
     objs = [o for o in b.c.created.values() if hasattr(o, "__dict__")]
     saved_attrs = [dict(vars(o)) for o in objs]
     results = []
@@ -334,9 +352,9 @@ def branch(b: FunctionBuilder, cond: GraphTensor, then_fn: Callable, else_fn: Ca
             with ctx:
                 value = fn()
         finally:
-            after = [list(l) for l in lists]
+            after = [snapshot(l) for l in lists]
             for l, old in zip(lists, saved_lists):
-                l[:] = old
+                restore(l, old)
             attrs = [dict(vars(o)) for o in objs]
             for o, old in zip(objs, saved_attrs):
                 vars(o).clear()
@@ -378,18 +396,28 @@ def branch(b: FunctionBuilder, cond: GraphTensor, then_fn: Callable, else_fn: Ca
         merged_locs[n] = locs_t.get(n) or locs_e.get(n)
     list_templates = []
     for l, ta, tb in zip(lists, lists_t, lists_e):
+        name = _container_name(env0, l)
+        if type(l) is dict:
+            if ta.keys() != tb.keys():
+                raise UnsupportedSyntaxError(
+                    f"the dict '{name}' gets other keys in the {side_names[0]} "
+                    f"({sorted(map(str, ta))}) than in the {side_names[1]} "
+                    f"({sorted(map(str, tb))}) of a condition that depends on a tensor value",
+                    loc=loc, names=(name,), hint="set the same keys on both paths")
+            list_templates.append((l, {k: join_trees(f"{name}[{k!r}]", ta[k], tb[k], pairs,
+                                                     side_names, (None, None), loc)
+                                       for k in ta}))
+            continue
         if len(ta) == len(tb) and all(x is y for x, y in zip(ta, tb)):
             l[:] = ta
             continue
         if len(ta) != len(tb):
-            name = next((k for k, v in env0.items() if v is l), "a list")
             raise UnsupportedSyntaxError(
                 f"the list '{name}' gets {len(ta)} items in the {side_names[0]} and {len(tb)} "
                 f"in the {side_names[1]} of a condition that depends on a tensor value",
                 loc=loc, names=(name,),
                 hint="append on both paths (the same number of times), or build a tensor "
                      "with ops.where")
-        name = next((k for k, v in env0.items() if v is l), "list")
         list_templates.append((l, _ListTemplate(
             join_trees(f"{name}[{i}]", x, y, pairs, side_names, (None, None), loc)
             for i, (x, y) in enumerate(zip(ta, tb)))))
@@ -411,7 +439,8 @@ def branch(b: FunctionBuilder, cond: GraphTensor, then_fn: Callable, else_fn: Ca
 
     def store_objects(outs):
         for l, tmpl in list_templates:
-            l[:] = fill_holes(tmpl, outs)
+            restore(l, {k: fill_holes(v, outs) for k, v in tmpl.items()}
+                    if type(l) is dict else fill_holes(tmpl, outs))
         for o, attr, tmpl in attr_templates:
             setattr(o, attr, fill_holes(tmpl, outs))
 

@@ -19,9 +19,9 @@ from ..ir.types import TensorType
 from ..tensor import Tensor
 from . import analysis
 from .builder import BRK, CONT, RET, RETVAL, FunctionBuilder
-from .control_flow import (Record, _KORDER, _WEAK_DEFAULT, _MISSING, _fits, _fmt_side, _info,
-                           _kind, _same_static, condition_value, materialize,
-                           placeholder_like)
+from .control_flow import (Record, _KORDER, _WEAK_DEFAULT, _MISSING, _container_name, _fits,
+                           _fmt_side, _info, _kind, _lists_in, _same_static, condition_value,
+                           materialize, placeholder_like, restore, snapshot)
 from .loops import LoopSpec, _run_orelse
 from .values import DynamicList, GraphContext, GraphTensor, Undefined, Unjoinable, active
 
@@ -230,6 +230,8 @@ def _loop_pass(b, node, kind, spec, names, st, appended, has_ret, outer) -> _Pas
     b.loop_depth += 1
     objs = [o for o in b.c.created.values() if hasattr(o, "__dict__")]
     saved_attrs = [dict(vars(o)) for o in objs]
+    containers = [c for c in _lists_in(env0) if c is not None]
+    saved_containers = [snapshot(c) for c in containers]
     try:
         with ctx:
             if kind == "for":
@@ -259,6 +261,15 @@ def _loop_pass(b, node, kind, spec, names, st, appended, has_ret, outer) -> _Pas
                     c = ops.logical_and(c, x)
                 cond = c
             exit_env, exit_locs = b.env, b.locs
+            for c, old in zip(containers, saved_containers):
+                if not _same_contents(c, old):
+                    name = _container_name(env0, c)
+                    raise UnsupportedSyntaxError(
+                        f"the {type(c).__name__} '{name}' changes inside a loop that depends "
+                        f"on a tensor value (only list.append of tensors can be carried)",
+                        loc=b.loc(node), names=(name,),
+                        hint=f"keep the values in tensors (or in separate variables) "
+                             f"instead of changing '{name}' in the loop")
             for o, old in zip(objs, saved_attrs):
                 changed = [a for a in vars(o) if vars(o)[a] is not old.get(a, _MISSING)]
                 if changed:
@@ -268,6 +279,8 @@ def _loop_pass(b, node, kind, spec, names, st, appended, has_ret, outer) -> _Pas
                         loc=b.loc(node), hint="keep the value in a local variable inside the "
                                               "loop and store it on the object after the loop")
     finally:
+        for c, old in zip(containers, saved_containers):
+            restore(c, old)
         for o, old in zip(objs, saved_attrs):
             vars(o).clear()
             vars(o).update(old)
@@ -276,6 +289,12 @@ def _loop_pass(b, node, kind, spec, names, st, appended, has_ret, outer) -> _Pas
     collected = {n: list(list.__iter__(c)) for n, c in collectors.items()}
     return _Pass(ctx, slots, trees, exit_env, exit_locs, cond, collected, len(sliced), env0,
                  names, dict(locs0))
+
+
+def _same_contents(c, old) -> bool:
+    if type(c) is list:
+        return len(c) == len(old) and all(x is y for x, y in zip(c, old))
+    return c.keys() == old.keys() and all(c[k] is old[k] for k in c)
 
 
 def _exit_leaf(p: _Pass, key: Key):

@@ -21,7 +21,8 @@ from typing import Any, Callable, List
 from ..ir.errors import GraphJitError, UnsupportedSyntaxError
 from .builder import BRK, CONT, RET, FunctionBuilder
 from .calls import GraphEnumerate, GraphRange, GraphZip
-from .control_flow import (Record, _MISSING, _lists_in, branch, condition_value, describe)
+from .control_flow import (Record, _MISSING, _lists_in, branch, condition_value, describe,
+                           restore, snapshot)
 from .values import DynamicList, GraphTensor, active
 
 __all__ = ["build_for", "build_while", "LoopSpec", "loop_spec"]
@@ -118,7 +119,7 @@ def _try_rolled_range(b, node, r: range, loc) -> bool:
     env0, locs0 = dict(b.env), dict(b.locs)
     graph = active().graph
     n_nodes = len(graph.nodes)
-    lists = [(l, list(l)) for l in _lists_in(env0)]
+    lists = [(l, snapshot(l)) for l in _lists_in(env0)]
     n_rec = len(b.c.records)
     try:
         rec = b.c.record(Record("for", loc, "constant", "Loop",
@@ -134,7 +135,7 @@ def _try_rolled_range(b, node, r: range, loc) -> bool:
         b.env, b.locs = env0, locs0
         del graph.nodes[n_nodes:]
         for l, old in lists:
-            l[:] = old
+            restore(l, old)
         del b.c.records[n_rec:]
         msg = (f"line {loc.line}: `for` over range({len(r)}) exceeds max_unroll="
                f"{b.c.max_unroll}, but its body needs the loop index as a Python number "

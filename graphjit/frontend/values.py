@@ -79,8 +79,11 @@ class GraphContext:
             return self.const(v.producer.attrs["value"])
         if self.parent is None or not self.parent.owns(v):
             raise UnsupportedSyntaxError(
-                "a graph value escaped the branch or loop body that made it",
-                hint="assign the value before the `if`/loop so every path defines it")
+                "a value computed inside a branch or loop body that depends on a tensor was "
+                "kept somewhere graphjit does not track (an object or container that is not "
+                "a local variable)", loc=current_loc(),
+                hint="keep the value in a local variable (assigned on every path) and "
+                     "return it")
         outer = self.parent.lift(v)
         p = self.captures.get(id(outer))
         if p is None:

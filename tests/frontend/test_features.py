@@ -304,3 +304,28 @@ def test_parameter_data_changes_rebuild_the_graph():
     net.w.set_data(ms.Tensor(np.array([3.0, 4.0], f32)))
     assert net(x).asnumpy().tolist() == [3.0, 4.0]
     assert "new data" in net.compile_cache()[-1].reason
+
+
+class DictInBranches(nn.Cell):
+    def construct(self, x):
+        d = {"a": x, "b": 1}
+        if x.sum() > 0:
+            d["a"] = x + 1
+            d["b"] = 2
+        return d["a"] * d["b"]
+
+
+class DictInLoop(nn.Cell):
+    def construct(self, x, n):
+        d = {"a": x}
+        while n > 0:
+            d["a"] = d["a"] + 1
+            n = n - 1
+        return d["a"]
+
+
+def test_dicts_join_across_branches_and_are_refused_in_loops():
+    for v in ([1.0, 2.0], [-3.0, 1.0]):
+        run_both(lambda: DictInBranches(), vec(*v))
+    with pytest.raises(ms.UnsupportedSyntaxError, match="dict 'd' changes inside a loop"):
+        DictInLoop()(vec(1.0), ms.Tensor(np.array(2, np.int32)))
