@@ -12,14 +12,10 @@ import pytest
 import graphjit as ms
 from graphjit.frontend.api import JitFunction, compare_results
 
-_MODULES = ["if_cases", "for_cases", "while_cases", "mixed_cases", "model_cases", "error_cases", "tricky_cases", "more_cases", "extra_cases", "probe_cases", "dtype_cases"]
+_MODULES = ["if_cases", "for_cases", "while_cases", "mixed_cases", "model_cases", "error_cases", "tricky_cases", "more_cases", "extra_cases", "probe_cases", "dtype_cases", "ms_tests_cases"]
 
 # case name -> reason, for failures still open in graphjit (see /tmp/qa_failures.md)
 XFAIL = {
-    "continue_nested_for_in_while": "x[j] = ... in a tensor while: 'the types of the loop's "
-                                    "variables did not settle'",
-    "setitem_tensor_index_while": "x[i] = v with a tensor index: bare TypeError, no location",
-    "mask_assign": "x[mask] = 0 with a bool tensor mask: bare TypeError, no location",
 }
 
 
