@@ -12,7 +12,7 @@ import pytest
 import graphjit as ms
 from graphjit.frontend.api import JitFunction, compare_results
 
-_MODULES = ["if_cases", "for_cases", "while_cases", "mixed_cases", "model_cases", "error_cases", "tricky_cases", "more_cases", "extra_cases", "probe_cases", "dtype_cases", "ms_tests_cases"]
+_MODULES = ["if_cases", "for_cases", "while_cases", "mixed_cases", "model_cases", "error_cases", "tricky_cases", "more_cases", "extra_cases", "probe_cases", "dtype_cases", "ms_tests_cases", "loops2_cases"]
 
 # case name -> reason, for failures still open in graphjit (see /tmp/qa_failures.md)
 XFAIL = {
