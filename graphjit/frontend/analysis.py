@@ -35,6 +35,16 @@ class _Scan(ast.NodeVisitor):
         if isinstance(node.ctx, (ast.Store, ast.Del)):
             self._add(node.id)
 
+    def visit_Subscript(self, node):
+        # `x[i] = v` rebinds x to an updated tensor (or changes the container x)
+        if isinstance(node.ctx, (ast.Store, ast.Del)):
+            base = node.value
+            while isinstance(base, ast.Subscript):
+                base = base.value
+            if isinstance(base, ast.Name):
+                self._add(base.id)
+        self.generic_visit(node)
+
     def visit_Call(self, node):
         f = node.func
         if isinstance(f, ast.Attribute) and f.attr in ("append", "extend", "insert") and \

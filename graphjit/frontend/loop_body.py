@@ -106,6 +106,7 @@ class _State:
 
     widened: Dict[Key, tuple] = field(default_factory=dict)   # key -> (dtype, shape, weak)
     unjoinable: Dict[str, Any] = field(default_factory=dict)  # name -> why it cannot be carried
+    extra_names: List[str] = field(default_factory=list)      # carried, found by a pass
     runs_once: bool = False      # the body certainly runs at least once
     promote: Dict[Key, tuple] = field(default_factory=dict)   # key -> (dtype, weak)
     local_trees: Dict[str, Any] = field(default_factory=dict)  # name -> placeholder tree
@@ -199,6 +200,7 @@ class _Pass:
 def _loop_pass(b, node, kind, spec, names, st, appended, has_ret, outer) -> _Pass:
     from .. import ops
     env0, locs0 = b.env, b.locs
+    names = list(names) + [n for n in st.extra_names if n not in names]
     slots, trees = _slots_for(names, env0, st)
     ctx = GraphContext(Graph(f"{kind}_body"), parent=outer)
     g = ctx.graph
@@ -419,6 +421,8 @@ def _update_python_values(p: _Pass, st: _State, loc, slot_keys) -> bool:
             if key in slot_keys or x is a or _same_static(x, a):
                 continue
             ia, ix = _info(a), _info(x)
+            if n not in p.names:
+                st.extra_names.append(n)   # changed without being assigned by name
             if ix[0] is not None and not ix[2]:
                 st.promote[key] = (ix[0], False)
             else:

@@ -39,13 +39,43 @@ def index_update(x, key, value):
             y = Tensor._wrap(np.array(x._need_data()))
             y[key] = value
             return y
-        raise TypeError("item assignment with a tensor index inside a graph is not "
-                        "supported; use ops.where with a mask")
+        return _index_update_by_tensor(x, key, value)
     xt = _t(x)
     v = value if isinstance(value, TensorLike) else to_tensor(value, xt.dtype)
     if v.dtype is not xt.dtype:
         v = cast(v, xt.dtype)
     return apply("IndexUpdate", xt, v, index=encode_index(key))
+
+
+def _index_update_by_tensor(x, key, value):
+    """x[mask] = v (a bool tensor of x's shape) or x[i] = v (an int scalar tensor on the
+    first axis), as Select over a mask: the shapes stay known."""
+    from ..ir.errors import UnsupportedSyntaxError
+    from .array_ops import reshape
+    xt = _t(x)
+    v = value if isinstance(value, TensorLike) else to_tensor(value, xt.dtype)
+    if v.dtype is not xt.dtype:
+        v = cast(v, xt.dtype)
+    k = key
+    if isinstance(k, TensorLike) and k.dtype.is_bool:
+        if k.type.shape != xt.type.shape:
+            raise UnsupportedSyntaxError(
+                f"item assignment with a bool mask of shape {k.type} into a tensor of type "
+                f"{xt.type}", hint="use a mask of the tensor's shape, or ops.where")
+        return where(k, v, xt)
+    shape = xt.type.shape
+    if isinstance(k, TensorLike) and k.dtype.is_integer and k.type.shape in ((), (1,)) and \
+            shape and shape[0] is not None:
+        n = shape[0]
+        i = reshape(k, ())
+        i = where(i < 0, i + n, i)
+        rows = Tensor._wrap(np.arange(n, dtype=k.dtype.np))
+        mask = reshape(equal(rows, i), (n,) + (1,) * (len(shape) - 1))
+        return where(mask, v, xt)
+    raise UnsupportedSyntaxError(
+        "item assignment with this tensor index (only a bool mask of the tensor's shape, or "
+        "one integer on the first axis, keep the shapes known)",
+        hint="use ops.where(mask, value, x)")
 
 
 def runtime_print(args, sep=" ", end="\n"):

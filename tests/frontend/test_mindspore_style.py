@@ -156,3 +156,45 @@ def test_model_predict_and_old_spellings():
     assert f(ms.Tensor([1.0])).asnumpy().tolist() == [2.0]
     with pytest.warns(UserWarning):
         context.set_context(enable_reduce_precision=True)
+
+
+class AbsByIndex(nn.Cell):
+    def construct(self, x, i):
+        while i < 3:
+            if x[i] < 0:
+                x[i] = -x[i]
+            i = i + 1
+        return x
+
+
+class ZeroNegatives(nn.Cell):
+    def construct(self, x):
+        if (x < 0).any():
+            x[x < 0] = 0
+        return x
+
+
+class SetFirstInLoop(nn.Cell):
+    def construct(self, x, t):
+        while t > 0:
+            x[0] = x[0] + t
+            t = t - 1
+        return x
+
+
+def _fresh(v, dtype=mstype.float32):
+    return ms.Tensor(np.array(v), dtype)
+
+
+@pytest.mark.parametrize("make,args", [
+    (AbsByIndex, lambda: (_fresh([-1.0, 2.0, -3.0]), ms.Tensor(0, mstype.int32))),
+    (ZeroNegatives, lambda: (_fresh([-1.0, 2.0, -3.0]),)),
+    (SetFirstInLoop, lambda: (_fresh([1, 2], mstype.int32), ms.Tensor(3, mstype.int32))),
+])
+def test_item_assignment_with_tensor_indices_and_masks(make, args):
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    eager = make()(*args())
+    ms.set_context(mode=ms.GRAPH_MODE)
+    graph = make()(*args())
+    assert graph.dtype == eager.dtype
+    assert graph.asnumpy().tolist() == eager.asnumpy().tolist()
