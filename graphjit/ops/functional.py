@@ -72,10 +72,22 @@ def _index_update_by_tensor(x, key, value):
         rows = Tensor._wrap(np.arange(n, dtype=k.dtype.np))
         mask = reshape(equal(rows, i), (n,) + (1,) * (len(shape) - 1))
         return where(mask, v, xt)
+    if isinstance(k, tuple) and k and isinstance(k[0], TensorLike) and \
+            k[0].dtype.is_integer and k[0].type.shape in ((), (1,)) and shape and \
+            shape[0] is not None and not builtins.any(isinstance(r, TensorLike)
+                                                      for r in k[1:]):
+        # x[i, rest] = v: update every row at `rest`, keep only row i
+        n = shape[0]
+        every_row = index_update(xt, (slice(None),) + tuple(k[1:]), v)
+        i = reshape(k[0], ())
+        i = where(i < 0, i + n, i)
+        rows = Tensor._wrap(np.arange(n, dtype=k[0].dtype.np))
+        mask = reshape(equal(rows, i), (n,) + (1,) * (len(shape) - 1))
+        return where(mask, every_row, xt)
     raise UnsupportedSyntaxError(
-        "item assignment with this tensor index (only a bool mask of the tensor's shape, or "
-        "one integer on the first axis, keep the shapes known)",
-        hint="use ops.where(mask, value, x)")
+        "item assignment with this tensor index (a bool mask of the tensor's shape, or one "
+        "integer on the first axis, possibly followed by ints and slices, keep the shapes "
+        "known)", hint="use ops.where(mask, value, x)")
 
 
 def runtime_print(args, sep=" ", end="\n"):
