@@ -77,7 +77,8 @@ class CompiledGraph:
             return cls(f"graph '{self.graph.name}' failed: {type(e).__name__}: {e}")
         return cls(
             f"{node.op} failed while the graph ran: {type(e).__name__}: {e}", loc=node.loc,
-            detail="inputs: " + ", ".join(str(v.type) for v in node.inputs))
+            detail="inputs: " + ", ".join(str(v.type) for v in node.inputs),
+            names=getattr(e, "_graphjit_names", ()), hint=getattr(e, "_graphjit_hint", ""))
 
 
 _RUNTIME_CLASSES = {}

@@ -23,11 +23,12 @@ from .operators import IBINOPS
 from .source import FunctionSource, get_source
 from .values import DynamicList, GraphTensor, Undefined, set_loc
 
-__all__ = ["FunctionBuilder", "Compiler", "RET", "RETVAL", "BRK", "CONT"]
+__all__ = ["FunctionBuilder", "Compiler", "RET", "RETVAL", "BRK", "CONT", "RAN"]
 
 # Control state lives in the environment under names user code cannot spell, so
 # branch joins and loop carries treat it like any variable (AutoGraph's flags).
 RET, RETVAL, BRK, CONT = "<returned>", "<return value>", "<break>", "<continue>"
+RAN = "<loop ran>"   # carried by a Loop whose body binds new names
 FLAGS = (RET, BRK, CONT)
 
 

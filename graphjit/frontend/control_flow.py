@@ -30,7 +30,8 @@ from ..ops._dispatch import PY_SCALARS, weak_kind
 from ..tensor import Tensor
 from . import analysis
 from .builder import BRK, CONT, RET, RETVAL, FunctionBuilder
-from .values import DynamicList, GraphContext, GraphTensor, Undefined, Unjoinable, active
+from .values import (DynamicList, GraphContext, GraphTensor, MaybeUndefined, Undefined,
+                     Unjoinable, active)
 
 __all__ = ["Record", "condition_value", "build_if_stmt", "build_guarded", "build_ifexp",
            "build_boolop", "build_compare", "index_sequence", "finish_return", "branch",
@@ -242,6 +243,10 @@ def join_trees(name, a, b, pairs: List[_Pair], side_names, locs, where_loc):
     replaced by _Hole(i) with pairs[i] saying how to join them."""
     if _same_static(a, b):
         return a
+    if isinstance(a, MaybeUndefined):
+        a = a.value
+    if isinstance(b, MaybeUndefined):
+        b = b.value
     if isinstance(a, Undefined) or isinstance(b, Undefined):
         defined = side_names[1] if isinstance(a, Undefined) else side_names[0]
         if isinstance(a, Undefined) and isinstance(b, Undefined):

@@ -9,7 +9,7 @@ from ..ir.errors import (GraphJitError, ShapeInferenceError, UndefinedVariableEr
                          UnsupportedSyntaxError)
 from ..tensor import Tensor, TensorLike
 from .operators import BINOPS, UNOPS
-from .values import DynamicList, GraphTensor, Undefined, set_loc
+from .values import DynamicList, GraphTensor, MaybeUndefined, Undefined, set_loc
 
 __all__ = ["ExpressionBuilder", "LocalFunction", "note_location"]
 
@@ -92,6 +92,8 @@ class ExpressionBuilder:
                 v = b.env[name]
                 if isinstance(v, Undefined):
                     raise v.error(self.loc(node) if node is not None else None)
+                if isinstance(v, MaybeUndefined):
+                    return v.read()
                 return v
             if name in b.closure:
                 return self.c.note_external(b.closure[name])

@@ -18,12 +18,13 @@ from ..ir.join import join_shapes
 from ..ir.types import TensorType
 from ..tensor import Tensor
 from . import analysis
-from .builder import BRK, CONT, RET, RETVAL, FunctionBuilder
+from .builder import BRK, CONT, RAN, RET, RETVAL, FunctionBuilder
 from .control_flow import (Record, _KORDER, _WEAK_DEFAULT, _MISSING, _container_name, _fits,
                            _fmt_side, _info, _kind, _lists_in, _same_static, condition_value,
                            materialize, placeholder_like, restore, snapshot)
 from .loops import LoopSpec, _run_orelse
-from .values import DynamicList, GraphContext, GraphTensor, Undefined, Unjoinable, active
+from .values import (DynamicList, GraphContext, GraphTensor, MaybeUndefined, Undefined,
+                     Unjoinable, active)
 
 __all__ = ["build_loop"]
 
@@ -114,6 +115,8 @@ class _State:
 
 def _entry_tree(name, env0, st: _State):
     v = env0.get(name, _MISSING)
+    if isinstance(v, MaybeUndefined):
+        v = v.value
     if name == RETVAL and env0.get(RET, False) is False:
         v = _MISSING
     if isinstance(v, Undefined) or v is None and name == RETVAL:
@@ -124,8 +127,8 @@ def _entry_tree(name, env0, st: _State):
 def _slots_for(names, env0, st: _State) -> Tuple[List[_Slot], Dict[str, Any]]:
     slots, trees = [], {}
     for n in names:
-        if n in (RET, BRK):
-            v = env0.get(n, False)
+        if n in (RET, BRK, RAN):
+            v = env0.get(n, False) if n != RAN else False
             slots.append(_Slot((n, ()), False if isinstance(v, Undefined) else v, dt.bool_, (),
                                False, "flag"))
             continue
@@ -164,6 +167,8 @@ def build_loop(b: FunctionBuilder, node, kind, spec: LoopSpec = None, cond0=None
     names = list(assigned) + ([RET, RETVAL] if has_ret else []) + \
         ([BRK] if node.orelse else [])
     st = _State()
+    if any(isinstance(env0.get(n), MaybeUndefined) for n in names):
+        st.extra_names.append(RAN)    # defined after the loop if it was before or this ran
     if kind == "for" and spec is not None:
         if spec.sliced and spec.trip is None:
             shape = spec.sliced[0].type.shape
@@ -224,6 +229,8 @@ def _loop_pass(b, node, kind, spec, names, st, appended, has_ret, outer) -> _Pas
         env[name] = _set(env[name], path, GraphTensor(prm, weak=s.weak))
     env[BRK] = False
     env[CONT] = False
+    if RAN in names:
+        env[RAN] = True     # the body runs: names it binds are defined after the loop
     if has_ret:
         env[RET] = False
     collectors = {n: _Collector(n) for n in appended}
@@ -303,7 +310,8 @@ def _exit_leaf(p: _Pass, key: Key):
     name, path = key
     if name == RETVAL and p.exit_env.get(RET, False) is False:
         return None     # the body never returns: the value stays what it was
-    return _get(p.exit_env.get(name, _MISSING), path)
+    v = p.exit_env.get(name, _MISSING)
+    return _get(v.value if isinstance(v, MaybeUndefined) else v, path)
 
 
 def _loop_update(p: _Pass, st: _State, loc) -> bool:
@@ -398,6 +406,10 @@ def _update_python_values(p: _Pass, st: _State, loc, slot_keys) -> bool:
             continue
         ev = p.exit_env.get(n, _MISSING) if n != RETVAL or p.exit_env.get(RET) is not False \
             else entry
+        if isinstance(entry, MaybeUndefined):
+            entry = entry.value
+        if isinstance(ev, MaybeUndefined):
+            ev = ev.value
         if ev is entry or _same_static(ev, entry) or isinstance(ev, _Collector) or \
                 isinstance(entry, Undefined):
             continue
@@ -433,6 +445,8 @@ def _update_python_values(p: _Pass, st: _State, loc, slot_keys) -> bool:
     for n, ev in p.exit_env.items():
         if n.startswith("<") and n != RETVAL:
             continue
+        if isinstance(ev, MaybeUndefined):      # made by a loop inside this body
+            ev = ev.value
         if n == RETVAL and (p.exit_env.get(RET, False) is False or n in p.trees):
             continue
         if n != RETVAL and (n in p.trees or (n in p.env0 and not isinstance(p.env0[n],
@@ -440,8 +454,9 @@ def _update_python_values(p: _Pass, st: _State, loc, slot_keys) -> bool:
             continue
         if isinstance(ev, (Undefined, _Collector, DynamicList)) or ev is None:
             continue
-        if n != RETVAL and not st.runs_once:
-            continue    # after the loop it is undefined (the loop may run zero times)
+        if n != RETVAL and not st.runs_once and RAN not in st.extra_names:
+            st.extra_names.append(RAN)      # reads after the loop check that it ran
+            changed = True
         leaves = list(_leaves(ev))
         if not any(_tensorlike(x) for _, x in leaves):
             continue
@@ -558,12 +573,29 @@ def _emit_loop(b, node, kind, spec, cond0, p: _Pass, st: _State, outer: GraphCon
             env[name] = s.entry if p.exit_env.get(name, False) is False else out
         else:
             env[name] = _set(env[name], path, out)
+    ran = env.pop(RAN, None)
+    if RAN in p.env0:                     # an enclosing loop's flag stays as it was
+        env[RAN] = p.env0[RAN]
+    for n, before in p.env0.items():      # maybe undefined before: still, unless this ran
+        if isinstance(before, MaybeUndefined) and isinstance(ran, GraphTensor) and \
+                not isinstance(env.get(n), MaybeUndefined) and n in p.names:
+            from .. import ops
+            env[n] = MaybeUndefined(n, env[n], ops.logical_or(before.ran, ran))
     for n, ev in p.exit_env.items():      # names first bound inside the body
         if n.startswith("<") or isinstance(ev, (_Collector, Undefined)):
             continue
-        if n not in env or isinstance(env.get(n), Undefined):
-            env[n] = ev if st.runs_once else Undefined(
-                n, "it is assigned only inside a loop that may run zero times")
+        if isinstance(ev, MaybeUndefined):
+            ev = ev.value
+        if n in st.local_trees:
+            ev = env[n]
+        elif n in env and not isinstance(env[n], Undefined):
+            continue
+        if st.runs_once:
+            env[n] = ev
+        elif isinstance(ran, GraphTensor):
+            env[n] = MaybeUndefined(n, ev, ran)   # UnboundLocalError if read after 0 runs
+        else:
+            env[n] = Undefined(n, "it is assigned only inside a loop that may run zero times")
     for n, e in st.unjoinable.items():   # assigned before read in every iteration
         env[n] = Unjoinable(n, e)
     k = n_c

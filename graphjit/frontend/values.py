@@ -12,7 +12,7 @@ from ..ir.graph import Graph, Value
 from ..ir.types import TensorType
 from ..tensor import SymbolicTensor, Tensor
 
-__all__ = ["GraphTensor", "Undefined", "Unjoinable", "GraphContext", "active", "current_loc", "set_loc",
+__all__ = ["GraphTensor", "Undefined", "Unjoinable", "MaybeUndefined", "GraphContext", "active", "current_loc", "set_loc",
            "is_graph", "DynamicList"]
 
 _state = threading.local()
@@ -282,6 +282,24 @@ class Unjoinable(Undefined):
         if loc is not None and self.exc.loc is not None and loc.line != self.exc.loc.line:
             self.exc.extra_locs += ((f"'{self.name}' is read here", loc),)
         return self.exc
+
+
+class MaybeUndefined:
+    """A name bound only inside a Loop body that may run zero times. Reading it gives its
+    value and checks, when the graph runs, that the loop ran: otherwise it raises
+    UnboundLocalError, as eager Python does."""
+
+    __slots__ = ("name", "value", "ran")
+
+    def __init__(self, name: str, value, ran: "GraphTensor"):
+        self.name, self.value, self.ran = name, value, ran
+
+    def read(self):
+        GraphTensor._apply("CheckBound", (self.ran,), {"name": self.name})
+        return self.value
+
+    def __repr__(self):
+        return f"<{self.name}, defined if the loop ran>"
 
 
 class DynamicList:

@@ -63,3 +63,22 @@ register_op("CheckNonZero", ("x",), {"message": "division by zero"},
             infer=lambda ts, attrs: ts[0], kernel_factory=_nonzero_factory, family="extern",
             doc="x itself; raises ZeroDivisionError when it has a zero (Python's rule for "
                 "dividing Python numbers)")
+
+
+def _bound_factory(in_types, out_types, attrs):
+    name = attrs["name"]
+
+    def k(ran):
+        if not bool(np.all(ran)):
+            e = UnboundLocalError(f"cannot access local variable '{name}' where it is not "
+                                  f"associated with a value (the loop that assigns it ran "
+                                  f"zero times)")
+            e._graphjit_names = (name,)
+            e._graphjit_hint = f"assign '{name}' before the loop"
+            raise e
+    return k
+
+
+register_op("CheckBound", ("ran",), {"name": REQUIRED}, infer=lambda ts, attrs: (),
+            kernel_factory=_bound_factory, family="extern",
+            doc="raise UnboundLocalError unless `ran` (the loop that binds `name` ran)")
