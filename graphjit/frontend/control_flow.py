@@ -243,10 +243,11 @@ def join_trees(name, a, b, pairs: List[_Pair], side_names, locs, where_loc):
     replaced by _Hole(i) with pairs[i] saying how to join them."""
     if _same_static(a, b):
         return a
-    if isinstance(a, MaybeUndefined):
-        a = a.value
-    if isinstance(b, MaybeUndefined):
-        b = b.value
+    if isinstance(a, MaybeUndefined) or isinstance(b, MaybeUndefined):
+        (va, fa), (vb, fb) = _maybe_parts(a, b), _maybe_parts(b, a)
+        return _MaybeTemplate(
+            name, join_trees(name, va, vb, pairs, side_names, locs, where_loc),
+            join_trees(f"{name} (defined)", fa, fb, pairs, side_names, locs, where_loc))
     if isinstance(a, Undefined) or isinstance(b, Undefined):
         defined = side_names[1] if isinstance(a, Undefined) else side_names[0]
         if isinstance(a, Undefined) and isinstance(b, Undefined):
@@ -283,6 +284,23 @@ def placeholder_like(v):
     return Tensor._wrap(np.zeros(tuple(0 if s is None else s for s in shape), d.np))
 
 
+class _MaybeTemplate:
+    """A joined name that may be unbound: its value and whether it is bound."""
+
+    def __init__(self, name, value, bound):
+        self.name, self.value, self.bound = name, value, bound
+
+
+def _maybe_parts(x, other):
+    """(value, bound) of one side of a join where some side may be unbound."""
+    if isinstance(x, MaybeUndefined):
+        return x.value, x.ran
+    if isinstance(x, Undefined):
+        o = other.value if isinstance(other, MaybeUndefined) else other
+        return placeholder_like(o), False
+    return x, True
+
+
 class _ListTemplate(list):
     """A new list made by a join (an ordinary list in a template is the user's object,
     kept as it is)."""
@@ -291,6 +309,9 @@ class _ListTemplate(list):
 def fill_holes(template, outs):
     if isinstance(template, _Hole):
         return outs[template.i]
+    if isinstance(template, _MaybeTemplate):
+        value, bound = fill_holes(template.value, outs), fill_holes(template.bound, outs)
+        return value if bound is True else MaybeUndefined(template.name, value, bound)
     if type(template) is tuple:
         return tuple(fill_holes(x, outs) for x in template)
     if type(template) is _ListTemplate:

@@ -122,7 +122,13 @@ class Gen:
             self.emit(depth, f"{w} = 0")
             self.emit(depth, f"while {w} < {r.choice(['2', '3', 'n'])} and ({self.cond()}):")
             self.emit(depth + 1, f"{w} = {w} + 1")
+            local = r.random() < 0.3
+            tid = self.loop_id
+            if local:        # a name bound only inside the loop, read after it
+                self.emit(depth + 1, f"t{tid} = {self.texpr()}")
             self.block(depth + 1, True)
+            if local:
+                self.emit(depth, f"{r.choice(TENSOR_VARS)} = t{tid} * 0.5")
         elif kind == "append":
             self.loop_id += 1
             lst = f"outs{self.loop_id}"
