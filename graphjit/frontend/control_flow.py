@@ -17,27 +17,25 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List
 
 import numpy as np
 
-from ..ir import dtypes as dt
 from ..ir.errors import ShapeJoinError, TypeJoinError, UnsupportedSyntaxError
 from ..ir.graph import Graph
-from ..ir.join import join_shapes
-from ..ir.types import format_shape_ms, num_elements
-from ..ops._dispatch import PY_SCALARS, weak_kind
+from ..ir.types import num_elements
 from ..tensor import Tensor
 from . import analysis
 from .builder import BRK, CONT, RET, RETVAL, FunctionBuilder
-from .values import (DynamicList, GraphContext, GraphTensor, MaybeUndefined, Undefined,
-                     Unjoinable, active)
+from .values import DynamicList, GraphContext, GraphTensor, Undefined, Unjoinable, active
 
 __all__ = ["Record", "condition_value", "build_if_stmt", "build_guarded", "build_ifexp",
            "build_boolop", "build_compare", "index_sequence", "finish_return", "branch",
-           "join_leaf", "placeholder_like", "materialize", "describe"]
+           "describe"]
 
-_MISSING = Undefined("<missing>")
+from .joins import (_KORDER, _MISSING, _WEAK_DEFAULT, _container_name, _info, _kind,
+                    _lists_in, _ListTemplate, _Pair, fill_holes, join_trees, materialize,
+                    placeholder_like, restore, snapshot)
 
 
 @dataclass
@@ -94,269 +92,6 @@ def describe(v, sources: Dict[int, Any]) -> str:
             continue
         stack.extend(x.producer.inputs)
     return "depends on " + ", ".join(sorted(names)) if names else "depends on tensor values"
-
-
-# -- joining what two paths produce ---------------------------------------------------------------
-class _Hole:
-    __slots__ = ("i",)
-
-    def __init__(self, i):
-        self.i = i
-
-
-@dataclass
-class _Pair:
-    name: str
-    a: Any
-    b: Any
-    dtype: Any
-    shape: Any
-    weak: bool
-
-
-def _kind(x) -> Optional[str]:
-    """'b', 'i' or 'f' for a Python (or numpy) number, else None."""
-    return weak_kind(x) if isinstance(x, PY_SCALARS) else None
-
-
-_KORDER = {"b": 0, "i": 1, "u": 1, "f": 2}
-_WEAK_DEFAULT = {"b": dt.bool_, "i": dt.int64, "u": dt.int64, "f": dt.float64}
-
-
-def _info(x):
-    """(dtype or None, shape, weak, kind) of a leaf that can become a tensor, or None."""
-    if isinstance(x, GraphTensor):
-        return x.dtype, x.type.shape, x.weak, x.dtype.kind
-    if isinstance(x, Tensor) and x.has_data:
-        return x.dtype, tuple(x.shape), False, x.dtype.kind
-    k = _kind(x)
-    if k is not None:
-        return None, (), True, k
-    return None
-
-
-def _fits(value, dtype) -> bool:
-    """Whether a weak value keeps its meaning in dtype (eager would keep it as is)."""
-    k = value.dtype.kind if isinstance(value, GraphTensor) else _kind(value)
-    if dtype.is_bool:
-        return k == "b"
-    if dtype.is_integer:
-        if k == "f":
-            return False
-        if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-            info = np.iinfo(dtype.np)
-            return info.min <= int(value) <= info.max
-        return True
-    return True
-
-
-def _fmt_side(x, loc) -> str:
-    if isinstance(x, (GraphTensor, Tensor)):
-        article = "an" if x.dtype.name[0] in "aeiou" else "a"
-        desc = f"{article} {x.dtype} tensor of shape {format_shape_ms(_info(x)[1])}"
-    elif isinstance(x, Undefined):
-        desc = "not defined"
-    else:
-        desc = f"the Python {type(x).__name__} {x!r}"
-    return desc + (f" (assigned at line {loc.line}: `{loc.text.strip()}`)" if loc is not None
-                   and loc.text else "")
-
-
-def join_leaf(name, a, b, side_names, locs, where_loc) -> _Pair:
-    """How two values of one variable become one tensor type, or an error."""
-    ia, ib = _info(a), _info(b)
-    if ia is None or ib is None:
-        raise TypeJoinError(
-            f"Cannot join the values of '{name}' from the {side_names[0]} and the "
-            f"{side_names[1]}: it is {_fmt_side(a, locs[0])} in the {side_names[0]} and "
-            f"{_fmt_side(b, locs[1])} in the {side_names[1]}", loc=where_loc, names=(name,),
-            hint=f"give '{name}' a tensor (or a number) on every path")
-    (da, sa, wa, ka), (db, sb, wb, kb) = ia, ib
-    if not wa and not wb:
-        if da is not db:
-            raise TypeJoinError(
-                f"Cannot join the return values of different branches, perhaps you need to "
-                f"make them equal.\nType Join Failed: dtype1 = {da}, dtype2 = {db}.",
-                loc=where_loc, names=(name,),
-                detail=f"'{name}' is {_fmt_side(a, locs[0])} in the {side_names[0]} and "
-                       f"{_fmt_side(b, locs[1])} in the {side_names[1]}",
-                hint=f"cast one side so '{name}' has one dtype, e.g. ops.cast(x, ms.{da})")
-        dtype, weak = da, False
-    elif not wa or not wb:
-        strong, wval = (da, b) if not wa else (db, a)
-        if not _fits(wval, strong):
-            raise TypeJoinError(
-                f"Cannot join the values of '{name}': it is {_fmt_side(a, locs[0])} in the "
-                f"{side_names[0]} and {_fmt_side(b, locs[1])} in the {side_names[1]}; a "
-                f"{strong} tensor cannot hold the other value exactly", loc=where_loc,
-                names=(name,), hint=f"make both sides of '{name}' tensors of one dtype")
-        dtype, weak = strong, False
-    else:
-        if (ka == "f") != (kb == "f"):
-            # eager Python keeps an int on one path and a float on the other; later
-            # arithmetic with integer tensors would give other dtypes on each path
-            raise TypeJoinError(
-                f"Cannot join the values of '{name}': it is {_fmt_side(a, locs[0])} in the "
-                f"{side_names[0]} and {_fmt_side(b, locs[1])} in the {side_names[1]}; a Python "
-                f"int and a Python float do not join", loc=where_loc, names=(name,),
-                hint=f"give '{name}' numbers of one kind on both paths (for example 1.0 "
-                     f"instead of 1)")
-        k = max(ka, kb, key=_KORDER.__getitem__)
-        if da is not None and da.kind == k:
-            dtype = da
-        elif db is not None and db.kind == k:
-            dtype = db
-        else:
-            dtype = _WEAK_DEFAULT[k]
-        weak = True
-    try:
-        shape = sa if sa == sb else join_shapes(sa, sb)
-    except ShapeJoinError as e:
-        e.with_context(loc=where_loc, names=(name,),
-                       detail=f"'{name}' is {_fmt_side(a, locs[0])} in the {side_names[0]} and "
-                              f"{_fmt_side(b, locs[1])} in the {side_names[1]}; ShapeJoin "
-                              f"{e.rule}",
-                       hint=f"make '{name}' the same shape on both paths, or declare the "
-                            f"differing dim unknown with ms.TensorSpec/Tensor(shape=[None, "
-                            f"...]) in set_inputs")
-        if locs[0] is not None:
-            e.extra_locs += ((f"'{name}' in the {side_names[0]}", locs[0]),)
-        if locs[1] is not None:
-            e.extra_locs += ((f"'{name}' in the {side_names[1]}", locs[1]),)
-        raise
-    return _Pair(name, a, b, dtype, shape, weak)
-
-
-def _same_static(a, b) -> bool:
-    if a is b:
-        return True
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, (str, bytes, type(None), bool, int, float, np.bool_, np.integer,
-                      np.floating)):
-        return a == b
-    return False
-
-
-def join_trees(name, a, b, pairs: List[_Pair], side_names, locs, where_loc):
-    """A template of the joined value: static parts kept, differing tensor-like leaves
-    replaced by _Hole(i) with pairs[i] saying how to join them."""
-    if _same_static(a, b):
-        return a
-    if isinstance(a, MaybeUndefined) or isinstance(b, MaybeUndefined):
-        (va, fa), (vb, fb) = _maybe_parts(a, b), _maybe_parts(b, a)
-        return _MaybeTemplate(
-            name, join_trees(name, va, vb, pairs, side_names, locs, where_loc),
-            join_trees(f"{name} (defined)", fa, fb, pairs, side_names, locs, where_loc))
-    if isinstance(a, Undefined) or isinstance(b, Undefined):
-        defined = side_names[1] if isinstance(a, Undefined) else side_names[0]
-        if isinstance(a, Undefined) and isinstance(b, Undefined):
-            return a
-        return Undefined(name, f"it is assigned only in the {defined}")
-    if type(a) is tuple and type(b) is tuple and len(a) == len(b):
-        return tuple(join_trees(f"{name}[{i}]", x, y, pairs, side_names, locs, where_loc)
-                     for i, (x, y) in enumerate(zip(a, b)))
-    if type(a) is list and type(b) is list and len(a) == len(b) and a is not b:
-        return _ListTemplate(join_trees(f"{name}[{i}]", x, y, pairs, side_names, locs,
-                                        where_loc) for i, (x, y) in enumerate(zip(a, b)))
-    if isinstance(a, (DynamicList,)) or isinstance(b, DynamicList):
-        raise UnsupportedSyntaxError(
-            f"'{name}' is a list built in a loop on one path and something else on the other",
-            loc=where_loc, names=(name,))
-    pairs.append(join_leaf(name, a, b, side_names, locs, where_loc))
-    return _Hole(len(pairs) - 1)
-
-
-def placeholder_like(v):
-    """A value of v's structure whose tensors are zeros (for paths where v is unused)."""
-    if type(v) is tuple:
-        return tuple(placeholder_like(x) for x in v)
-    if type(v) is list:
-        return [placeholder_like(x) for x in v]
-    info = _info(v)
-    if info is None or info[0] is None:
-        return v
-    d, shape, weak, _ = info
-    if weak and shape == ():
-        return d.np.type(0).item()   # a Python number: stays weak in joins
-    if shape is None:
-        return Tensor._wrap(np.zeros((), d.np))
-    return Tensor._wrap(np.zeros(tuple(0 if s is None else s for s in shape), d.np))
-
-
-class _MaybeTemplate:
-    """A joined name that may be unbound: its value and whether it is bound."""
-
-    def __init__(self, name, value, bound):
-        self.name, self.value, self.bound = name, value, bound
-
-
-def _maybe_parts(x, other):
-    """(value, bound) of one side of a join where some side may be unbound."""
-    if isinstance(x, MaybeUndefined):
-        return x.value, x.ran
-    if isinstance(x, Undefined):
-        o = other.value if isinstance(other, MaybeUndefined) else other
-        return placeholder_like(o), False
-    return x, True
-
-
-class _ListTemplate(list):
-    """A new list made by a join (an ordinary list in a template is the user's object,
-    kept as it is)."""
-
-
-def fill_holes(template, outs):
-    if isinstance(template, _Hole):
-        return outs[template.i]
-    if isinstance(template, _MaybeTemplate):
-        value, bound = fill_holes(template.value, outs), fill_holes(template.bound, outs)
-        return value if bound is True else MaybeUndefined(template.name, value, bound)
-    if type(template) is tuple:
-        return tuple(fill_holes(x, outs) for x in template)
-    if type(template) is _ListTemplate:
-        return [fill_holes(x, outs) for x in template]
-    return template
-
-
-def materialize(ctx: GraphContext, x, dtype, shape=None):
-    """x (graph value, eager Tensor or Python number) as a Value of ctx's graph with
-    this dtype."""
-    if isinstance(x, GraphTensor):
-        v = ctx.lift(x.value)
-        if v.type.dtype is not dtype:
-            v = ctx.graph.add_node("Cast", (v,), {"dtype": dtype}).outputs[0]
-        return v
-    if isinstance(x, Tensor):
-        return ctx.const(x._need_data().astype(dtype.np))
-    return ctx.const(np.asarray(x, dtype=dtype.np))
-
-
-def _lists_in(env) -> List[list]:
-    """The lists and dicts the environment names (the Python containers a branch or a
-    loop body may change in place)."""
-    out, seen = [], set()
-    for v in env.values():
-        if type(v) in (list, dict) and id(v) not in seen:
-            seen.add(id(v))
-            out.append(v)
-    return out
-
-
-def snapshot(c):
-    return list(c) if type(c) is list else dict(c)
-
-
-def restore(c, contents):
-    if type(c) is list:
-        c[:] = contents
-    else:
-        c.clear()
-        c.update(contents)
-
-
-def _container_name(env, c) -> str:
-    return next((k for k, v in env.items() if v is c), f"a {type(c).__name__}")
 
 
 # -- if -----------------------------------------------------------------------------------------

@@ -19,9 +19,10 @@ from ..ir.types import TensorType
 from ..tensor import Tensor
 from . import analysis
 from .builder import BRK, CONT, RAN, RET, RETVAL, FunctionBuilder
-from .control_flow import (Record, _KORDER, _WEAK_DEFAULT, _MISSING, _container_name, _fits,
-                           _fmt_side, _info, _kind, _lists_in, _same_static, condition_value,
-                           materialize, placeholder_like, restore, snapshot)
+from .control_flow import Record, condition_value
+from .joins import (_KORDER, _MISSING, _WEAK_DEFAULT, _container_name, _fits, _fmt_side, _info,
+                    _kind, _lists_in, _same_static, materialize, placeholder_like, restore,
+                    snapshot)
 from .loops import LoopSpec, _run_orelse
 from .values import (DynamicList, GraphContext, GraphTensor, MaybeUndefined, Undefined,
                      Unjoinable, active)

@@ -21,8 +21,8 @@ from typing import Any, Callable, List
 from ..ir.errors import GraphJitError, UnsupportedSyntaxError
 from .builder import BRK, CONT, RET, FunctionBuilder
 from .calls import GraphEnumerate, GraphRange, GraphZip
-from .control_flow import (Record, _MISSING, _lists_in, branch, condition_value, describe,
-                           restore, snapshot)
+from .control_flow import Record, branch, condition_value, describe
+from .joins import _MISSING, _lists_in, restore, snapshot
 from .values import DynamicList, GraphTensor, active
 
 __all__ = ["build_for", "build_while", "LoopSpec", "loop_spec"]
