@@ -133,7 +133,7 @@ def _try_rolled_range(b, node, r: range, loc) -> bool:
         return True
     except (GraphJitError, TypeError, ValueError, IndexError) as e:
         b.env, b.locs = env0, locs0
-        del graph.nodes[n_nodes:]
+        graph.truncate(n_nodes)
         for l, old in lists:
             restore(l, old)
         del b.c.records[n_rec:]

@@ -148,6 +148,16 @@ class Graph:
                     f"result {v!r} is not a value of graph '{self.name}'")
         self.results = values
 
+    def truncate(self, n: int) -> None:
+        """Drop every node after the first n (a builder abandoning what it tried);
+        the dropped nodes leave the users lists of their inputs."""
+        dropped = self.nodes[n:]
+        del self.nodes[n:]
+        gone = {id(node) for node in dropped}
+        for node in dropped:
+            for v in node.inputs:
+                v.users = [u for u in v.users if id(u) not in gone]
+
     # -- reading --------------------------------------------------------------------
     @property
     def param_types(self) -> List[TensorType]:
