@@ -117,8 +117,7 @@ def build_for(b: FunctionBuilder, node: ast.For):
 def _try_rolled_range(b, node, r: range, loc) -> bool:
     """A constant range longer than max_unroll becomes a Loop if its body allows it."""
     env0, locs0 = dict(b.env), dict(b.locs)
-    graph = active().graph
-    n_nodes = len(graph.nodes)
+    n_nodes = len(active().graph.nodes)
     lists = [(l, snapshot(l)) for l in _lists_in(env0)]
     n_rec = len(b.c.records)
     try:
@@ -133,7 +132,7 @@ def _try_rolled_range(b, node, r: range, loc) -> bool:
         return True
     except (GraphJitError, TypeError, ValueError, IndexError) as e:
         b.env, b.locs = env0, locs0
-        graph.truncate(n_nodes)
+        active().truncate(n_nodes)
         for l, old in lists:
             restore(l, old)
         del b.c.records[n_rec:]

@@ -92,6 +92,12 @@ class GraphContext:
             self.captured.append(outer)
         return p
 
+    def truncate(self, n: int) -> None:
+        """Drop the nodes after the first n, and forget constants they made."""
+        self.graph.truncate(n)
+        kept = {id(node) for node in self.graph.nodes}
+        self._consts = {k: v for k, v in self._consts.items() if id(v.producer) in kept}
+
     def const(self, arr) -> Value:
         # a private, read-only copy: nothing outside (the user's array, an output handed
         # back to the user) can change a constant of the graph
