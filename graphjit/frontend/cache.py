@@ -57,8 +57,9 @@ def _flatten(x, path, tensors: list, specs=None):
                         else None) for i, v in enumerate(x)]
         return (type(x).__name__, tuple(sub))
     if isinstance(x, dict):
-        return ("dict", tuple((k, _flatten(v, f"{path}[{k!r}]", tensors)) for k, v in
-                              sorted(x.items(), key=lambda kv: repr(kv[0]))))
+        # insertion order, the order _to_graph makes the graph's parameters in
+        return ("dict", tuple((k, _flatten(v, f"{path}[{k!r}]", tensors))
+                              for k, v in x.items()))
     if isinstance(x, (bool, int, float, str, bytes, type(None), np.generic)):
         return ("C", type(x).__name__, x)
     try:
@@ -298,11 +299,9 @@ def _arg_names(fn, skip_self: bool):
 
 
 def _to_graph(x, path, tensor_map, graph):
+    """x with each tensor leaf replaced by its graph parameter (found by path)."""
     if isinstance(x, Tensor) or isinstance(x, TensorSpec):
-        t = tensor_map.get(path)
-        if t is None:
-            return x
-        return GraphTensor(graph.add_param(t, _param_name(path)))
+        return tensor_map.get(path, x)
     if isinstance(x, tuple):
         return tuple(_to_graph(v, f"{path}[{i}]", tensor_map, graph) for i, v in enumerate(x))
     if isinstance(x, list):
@@ -328,7 +327,8 @@ def build_entry(fn, self_obj, args, kwargs, key, tensors, name, reason) -> Cache
     graph = Graph(name)
     ctx = GraphContext(graph)
     names = _arg_names(fn, self_obj is not None)
-    tmap = {path: t for path, _, t in tensors}
+    # parameters in the order of `tensors`, the order calls pass their arrays in
+    tmap = {path: GraphTensor(graph.add_param(t, _param_name(path))) for path, _, t in tensors}
     with ctx:
         gargs = [_to_graph(a, names[i] if i < len(names) else f"args[{i}]", tmap, graph)
                  for i, a in enumerate(args)]

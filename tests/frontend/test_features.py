@@ -329,3 +329,18 @@ def test_dicts_join_across_branches_and_are_refused_in_loops():
         run_both(lambda: DictInBranches(), vec(*v))
     with pytest.raises(ms.UnsupportedSyntaxError, match="dict 'd' changes inside a loop"):
         DictInLoop()(vec(1.0), ms.Tensor(np.array(2, np.int32)))
+
+
+class StructuredInputs(nn.Cell):
+    def construct(self, d, pair, b=None, a=None):
+        x, w = d["x"], d["w"]
+        if (x * w).sum() > 0:
+            y = x * w
+        else:
+            y = x + w
+        return y, d["x"], pair[1], b, a
+
+
+def test_dict_tuple_and_keyword_tensor_inputs_bind_to_the_right_parameters():
+    d = {"x": vec(1.0, 2.0), "w": vec(-3.0, 1.0)}
+    run_both(lambda: StructuredInputs(), d, (vec(4.0), vec(5.0)), b=vec(6.0), a=vec(7.0))
