@@ -54,7 +54,7 @@ def loop_spec(b, it, node) -> LoopSpec:
         n = ops.maximum(n, 0) if isinstance(n, GraphTensor) else max(n, 0)
 
         def make(i, s):
-            v = i if (start == 0 and step == 1) else start + i * step
+            v = i if (isinstance(start, int) and start == 0 and step == 1) else start + i * step
             if isinstance(v, GraphTensor):
                 v.weak = True
             return v
@@ -65,7 +65,7 @@ def loop_spec(b, it, node) -> LoopSpec:
         st = it.start
 
         def make_e(i, s):
-            k = i + st if st else i
+            k = i if isinstance(st, int) and st == 0 else i + st
             if isinstance(k, GraphTensor):
                 k.weak = True
             return (k, inner.make(i, s))

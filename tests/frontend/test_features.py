@@ -344,3 +344,18 @@ class StructuredInputs(nn.Cell):
 def test_dict_tuple_and_keyword_tensor_inputs_bind_to_the_right_parameters():
     d = {"x": vec(1.0, 2.0), "w": vec(-3.0, 1.0)}
     run_both(lambda: StructuredInputs(), d, (vec(4.0), vec(5.0)), b=vec(6.0), a=vec(7.0))
+
+
+class ReversedRange(nn.Cell):
+    def construct(self, x):
+        s = x[0] * 0
+        for i in range(x.shape[0] - 1, -1, -1):
+            s = s * 2 + x[i]
+        return s
+
+
+def test_range_with_a_tensor_start_and_a_negative_step():
+    net = ReversedRange()
+    net.set_inputs(ms.Tensor(shape=[None, 2], dtype=ms.float32))
+    x = ms.Tensor(np.array([[1, 2], [4, 3], [0, -1]], f32))
+    assert net(x).asnumpy().tolist() == [9.0, 4.0]
