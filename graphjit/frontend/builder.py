@@ -108,6 +108,7 @@ class FunctionBuilder(ExpressionBuilder):
         self.closure = closure
         self.enclosing = enclosing
         self.loop_depth = 0
+        self.nonlocals: Dict[str, "FunctionBuilder"] = {}   # name -> the builder that owns it
 
     # -- entry -------------------------------------------------------------------------------
     def run(self):
@@ -249,8 +250,9 @@ class FunctionBuilder(ExpressionBuilder):
                                          loc=self.loc(stmt))
 
     def bind(self, name, value, loc):
-        self.env[name] = value
-        self.locs[name] = loc
+        owner = self.nonlocals.get(name, self)
+        owner.env[name] = value
+        owner.locs[name] = loc
 
     def unpack(self, value, n, node):
         if isinstance(value, GraphTensor):
@@ -438,10 +440,18 @@ class FunctionBuilder(ExpressionBuilder):
             hint=f"pass {names} in as an argument and return the new value")
 
     def visit_Nonlocal(self, node):
-        names = ", ".join(node.names)
-        raise UnsupportedSyntaxError(
-            f"nonlocal {names}: a compiled function cannot rebind enclosing variables",
-            loc=self.loc(node), names=tuple(node.names), hint="return the new value instead")
+        """Functions defined inside the compiled one are built inline, so their nonlocal
+        names are the enclosing builder's variables (joined and carried like any)."""
+        for name in node.names:
+            owner = self.enclosing
+            while owner is not None and name not in owner.env:
+                owner = owner.enclosing
+            if owner is None:
+                raise UnsupportedSyntaxError(
+                    f"nonlocal {name}: no enclosing function of the compiled code binds it",
+                    loc=self.loc(node), names=(name,),
+                    hint="define the function inside the compiled function")
+            self.nonlocals[name] = owner
 
     visit_Match = _refuse("match", "use if/elif")
     del _refuse

@@ -182,6 +182,9 @@ def join_trees(name, a, b, pairs: List[_Pair], side_names, locs, where_loc):
     if type(a) is tuple and type(b) is tuple and len(a) == len(b):
         return tuple(join_trees(f"{name}[{i}]", x, y, pairs, side_names, locs, where_loc)
                      for i, (x, y) in enumerate(zip(a, b)))
+    if type(a) is dict and type(b) is dict and a is not b and list(a) == list(b):
+        return _DictTemplate((k, join_trees(f"{name}[{k!r}]", a[k], b[k], pairs, side_names,
+                                            locs, where_loc)) for k in a)
     if type(a) is list and type(b) is list and len(a) == len(b) and a is not b:
         return _ListTemplate(join_trees(f"{name}[{i}]", x, y, pairs, side_names, locs,
                                         where_loc) for i, (x, y) in enumerate(zip(a, b)))
@@ -227,6 +230,10 @@ def _maybe_parts(x, other):
     return x, True
 
 
+class _DictTemplate(dict):
+    """A new dict made by a join."""
+
+
 class _ListTemplate(list):
     """A new list made by a join (an ordinary list in a template is the user's object,
     kept as it is)."""
@@ -240,6 +247,8 @@ def fill_holes(template, outs):
         return value if bound is True else MaybeUndefined(template.name, value, bound)
     if type(template) is tuple:
         return tuple(fill_holes(x, outs) for x in template)
+    if type(template) is _DictTemplate:
+        return {k: fill_holes(v, outs) for k, v in template.items()}
     if type(template) is _ListTemplate:
         return [fill_holes(x, outs) for x in template]
     return template

@@ -359,3 +359,33 @@ def test_range_with_a_tensor_start_and_a_negative_step():
     net.set_inputs(ms.Tensor(shape=[None, 2], dtype=ms.float32))
     x = ms.Tensor(np.array([[1, 2], [4, 3], [0, -1]], f32))
     assert net(x).asnumpy().tolist() == [9.0, 4.0]
+
+
+class NonlocalCounter(nn.Cell):
+    def construct(self, x):
+        calls = 0
+
+        def bump(t):
+            nonlocal calls
+            calls += 1
+            return t + 1 if t.sum() > 0 else t - 1
+
+        for _ in range(3):
+            x = bump(x)
+        return x, calls
+
+
+class DictFromBranches(nn.Cell):
+    def construct(self, x):
+        if x.sum() > 0:
+            d = {"a": x, "b": x * 2}
+        else:
+            d = {"a": -x, "b": x}
+        d["c"] = d["a"] + d["b"]
+        return d
+
+
+@pytest.mark.parametrize("v", [[1.0, -3.0], [1.0, 2.0]])
+def test_nonlocal_in_local_functions_and_dicts_from_branches(v):
+    run_both(lambda: NonlocalCounter(), vec(*v))
+    run_both(lambda: DictFromBranches(), vec(*v))
