@@ -63,6 +63,14 @@ def compare_results(a, b, path="result") -> str:
             if p:
                 return p
         return ""
+    if isinstance(a, dict) and isinstance(b, dict):
+        if list(a) != list(b):
+            return f"{path}: dict keys {list(a)} vs {list(b)}"
+        for k in a:
+            p = compare_results(a[k], b[k], f"{path}[{k!r}]")
+            if p:
+                return p
+        return ""
     if isinstance(a, float) and isinstance(b, float):
         return "" if np.isclose(a, b, rtol=1e-6) or (np.isnan(a) and np.isnan(b)) else \
             f"{path}: {a!r} vs {b!r}"
