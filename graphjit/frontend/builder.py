@@ -112,6 +112,8 @@ class FunctionBuilder(ExpressionBuilder):
 
     # -- entry -------------------------------------------------------------------------------
     def run(self):
+        from .values import active
+        self.start_ctx = active()
         node = self.node
         if isinstance(node, ast.Lambda):
             return self.eval(node.body)
@@ -250,7 +252,18 @@ class FunctionBuilder(ExpressionBuilder):
                                          loc=self.loc(stmt))
 
     def bind(self, name, value, loc):
-        owner = self.nonlocals.get(name, self)
+        owner = self.nonlocals.get(name)
+        if owner is None:
+            self.env[name] = value
+            self.locs[name] = loc
+            return
+        from .values import active
+        if active() is not self.start_ctx:
+            # the branch or loop body joins this function's variables, not the owner's
+            raise UnsupportedSyntaxError(
+                f"nonlocal '{name}' is assigned under a condition or in a loop that depends "
+                f"on a tensor value", loc=loc, names=(name,),
+                hint=f"return the new value of '{name}' from the function instead")
         owner.env[name] = value
         owner.locs[name] = loc
 

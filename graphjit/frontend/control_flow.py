@@ -22,6 +22,7 @@ from typing import Any, Callable, Dict, List
 import numpy as np
 
 from ..ir.errors import ShapeJoinError, TypeJoinError, UnsupportedSyntaxError
+from ..ir.defs.effects import EFFECT_OPS
 from ..ir.graph import Graph
 from ..ir.types import num_elements
 from ..tensor import Tensor
@@ -170,7 +171,7 @@ def branch(b: FunctionBuilder, cond: GraphTensor, then_fn: Callable, else_fn: Ca
                                        for k in ta}))
             continue
         if len(ta) == len(tb) and all(x is y for x, y in zip(ta, tb)):
-            l[:] = ta
+            restore(l, ta)
             continue
         if len(ta) != len(tb):
             raise UnsupportedSyntaxError(
@@ -205,7 +206,7 @@ def branch(b: FunctionBuilder, cond: GraphTensor, then_fn: Callable, else_fn: Ca
         for o, attr, tmpl in attr_templates:
             setattr(o, attr, fill_holes(tmpl, outs))
 
-    if not pairs:
+    if not pairs and not (_has_effects(ctx_t.graph) or _has_effects(ctx_e.graph)):
         b.env = merged
         b.locs.update(merged_locs)
         store_objects(())
@@ -223,6 +224,12 @@ def branch(b: FunctionBuilder, cond: GraphTensor, then_fn: Callable, else_fn: Ca
     b.locs.update(merged_locs)
     store_objects(outs)
     return None if expr_template is None else fill_holes(expr_template, outs)
+
+
+def _has_effects(graph) -> bool:
+    """Whether running the graph does something besides computing its results (prints,
+    asserts, run-time checks): such a branch must run even if it joins nothing."""
+    return any(n.op in EFFECT_OPS for n in graph.walk())
 
 
 def _unify_params(sources, *ctxs) -> list:

@@ -272,19 +272,20 @@ def _lists_in(env) -> List[list]:
     loop body may change in place)."""
     out, seen = [], set()
     for v in env.values():
-        if type(v) in (list, dict) and id(v) not in seen:
+        if isinstance(v, (list, dict)) and id(v) not in seen:
             seen.add(id(v))
             out.append(v)
     return out
 
 
 def snapshot(c):
-    return list(c) if type(c) is list else dict(c)
+    # list.__iter__: a Loop body's collector refuses ordinary reads
+    return list(list.__iter__(c)) if isinstance(c, list) else dict(c)
 
 
 def restore(c, contents):
-    if type(c) is list:
-        c[:] = contents
+    if isinstance(c, list):
+        list.__setitem__(c, slice(None), contents)
     else:
         c.clear()
         c.update(contents)

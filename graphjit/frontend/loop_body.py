@@ -302,8 +302,9 @@ def _loop_pass(b, node, kind, spec, names, st, appended, has_ret, outer) -> _Pas
 
 
 def _same_contents(c, old) -> bool:
-    if type(c) is list:
-        return len(c) == len(old) and all(x is y for x, y in zip(c, old))
+    if isinstance(c, list):
+        now = snapshot(c)
+        return len(now) == len(old) and all(x is y for x, y in zip(now, old))
     return c.keys() == old.keys() and all(c[k] is old[k] for k in c)
 
 

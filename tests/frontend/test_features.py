@@ -389,3 +389,59 @@ class DictFromBranches(nn.Cell):
 def test_nonlocal_in_local_functions_and_dicts_from_branches(v):
     run_both(lambda: NonlocalCounter(), vec(*v))
     run_both(lambda: DictFromBranches(), vec(*v))
+
+
+class PrintInIfInLoop(nn.Cell):
+    def construct(self, x):
+        i = ms.Tensor(0, ms.int32)
+        while i < 3:
+            if x[0] > 1:
+                print("gt", i)
+            x = x + 1
+            i = i + 1
+        return x
+
+
+def test_a_branch_that_only_prints_still_runs(capsys):
+    x = ms.Tensor(np.array([0.5, 2.0], f32))
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    PrintInIfInLoop()(x)
+    eager = capsys.readouterr().out
+    ms.set_context(mode=ms.GRAPH_MODE)
+    PrintInIfInLoop()(x)
+    assert capsys.readouterr().out == eager == "gt 1\ngt 2\n"
+
+
+class AppendInBranchesInLoop(nn.Cell):
+    def construct(self, x):
+        outs = []
+        for i in range(x.shape[0] - 1, -1, -1):
+            if x[i, 0] > x[i, 1]:
+                outs.append(x[i, 0])
+            else:
+                outs.append(x[i, 1])
+        return ops.stack(outs)
+
+
+class NonlocalUnderCondition(nn.Cell):
+    def construct(self, x):
+        hits = 0
+
+        def visit(t):
+            nonlocal hits
+            if t.sum() > 0:
+                hits += 1
+            return t - 1
+
+        for _ in range(3):
+            x = visit(x)
+        return x, hits
+
+
+def test_appends_in_both_branches_of_a_loop_body_and_nonlocal_under_a_condition():
+    net = AppendInBranchesInLoop()
+    net.set_inputs(ms.Tensor(shape=[None, 2], dtype=ms.float32))
+    x = ms.Tensor(np.array([[1, 2], [4, 3], [0, -1]], f32))
+    assert net(x).asnumpy().tolist() == [0.0, 4.0, 2.0]
+    with pytest.raises(ms.UnsupportedSyntaxError, match="nonlocal 'hits'"):
+        NonlocalUnderCondition()(vec(2.0, 0.5))

@@ -8,6 +8,9 @@ import numpy as np
 from ..registry import REQUIRED, register_op
 from .common import fail
 
+# ops run for their effect: a subgraph holding one must run even if its results are unused
+EFFECT_OPS = frozenset({"Print", "Assert", "CheckBound", "CheckNonZero"})
+
 
 def _print_infer(ts, attrs):
     return ()
