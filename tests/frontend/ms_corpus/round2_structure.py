@@ -339,3 +339,11 @@ DICT_CASES = [
 METHOD_CASES = [
     ("r2_jit_method_on_plain", JitMethodOnPlain, "run", lambda: (f32(1, 2),)),
 ]
+
+
+EXPLAIN_CASES = [
+    ("r2_explain_helpers", HelperFunctions, lambda: (f32(-1, 2),), (helper_loop, helper_clip)),
+    ("r2_explain_closure", Closure, lambda: (f32(1, -3),)),
+    ("r2_explain_recursion", Recursion, lambda: (f32(1, 0.5),), (rec_sum,)),
+    ("r2_explain_jit_calls_jit", lambda: jit_outer, lambda: (f32(1, 2),), (jit_inner,)),
+]
