@@ -76,6 +76,22 @@ class DictKeyFromTensorCond(nn.Cell):
         return d[k]
 
 
+class BoolOrInt(nn.Cell):
+    def construct(self, x):
+        k = True
+        if x.sum() > 100:
+            k = 3
+        return k
+
+
+class IntOrFloat(nn.Cell):
+    def construct(self, x):
+        k = 1
+        if x.sum() > 100:
+            k = 2.5
+        return k
+
+
 class ListLenDiffers(nn.Cell):
     def construct(self, x):
         out = [x]
@@ -94,6 +110,8 @@ CASES = [
     ("r2_python_if_on_tensor_flag_neg", PythonIfOnTensorFlag, lambda: (arr([-1, -2]),)),
     ("r2_swap_carry", SwapCarry, lambda: (arr([1, 2]), arr([0, 1]))),
     ("r2_dict_key_from_tensor_cond", DictKeyFromTensorCond, lambda: (arr([-1, -2]),)),
+    ("r2_bool_or_int_result", BoolOrInt, lambda: (arr([1, 2]),)),
+    ("r2_bool_or_int_result_int", BoolOrInt, lambda: (arr([100, 2]),)),
 ]
 
 PRINT_CASES = [
@@ -101,6 +119,8 @@ PRINT_CASES = [
 ]
 
 ERROR_CASES = [
+    ("r2_int_or_float_result", IntOrFloat, lambda: (arr([1, 2]),),
+     ms.TypeJoinError, TypeError, "if x.sum() > 100:"),
     ("r2_list_len_differs_in_branches", ListLenDiffers, lambda: (arr([1, 2]),),
      ms.UnsupportedSyntaxError, SyntaxError, "if x.sum() > 0:"),
 ]
