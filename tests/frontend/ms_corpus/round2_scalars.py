@@ -92,6 +92,26 @@ class IntOrFloat(nn.Cell):
         return k
 
 
+class IntBecomesFloatInLoop(nn.Cell):
+    def construct(self, x):
+        s = 0
+        while x.sum() < 10:
+            s = s + 0.5
+            x = x + 1
+        return x, s
+
+
+class BoolAndCounterInLoop(nn.Cell):
+    def construct(self, x):
+        seen = False
+        n = 0
+        while x.sum() < 10:
+            seen = True
+            n += 1
+            x = x + 2
+        return seen, n
+
+
 class ListLenDiffers(nn.Cell):
     def construct(self, x):
         out = [x]
@@ -112,6 +132,10 @@ CASES = [
     ("r2_dict_key_from_tensor_cond", DictKeyFromTensorCond, lambda: (arr([-1, -2]),)),
     ("r2_bool_or_int_result", BoolOrInt, lambda: (arr([1, 2]),)),
     ("r2_bool_or_int_result_int", BoolOrInt, lambda: (arr([100, 2]),)),
+    ("r2_int_becomes_float_in_loop", IntBecomesFloatInLoop, lambda: (arr([1, 2]),)),
+    ("r2_int_becomes_float_zero_iter", IntBecomesFloatInLoop, lambda: (arr([10, 2]),)),
+    ("r2_bool_and_counter_in_loop", BoolAndCounterInLoop, lambda: (arr([1, 2]),)),
+    ("r2_bool_and_counter_in_loop_zero", BoolAndCounterInLoop, lambda: (arr([20, 2]),)),
 ]
 
 PRINT_CASES = [
