@@ -202,6 +202,8 @@ def placeholder_like(v):
         return tuple(placeholder_like(x) for x in v)
     if type(v) is list:
         return [placeholder_like(x) for x in v]
+    if type(v) is dict:
+        return {k: placeholder_like(x) for k, x in v.items()}
     info = _info(v)
     if info is None or info[0] is None:
         return v

@@ -33,7 +33,11 @@ Key = Tuple[str, tuple]   # (variable name, path into its tuple/list)
 
 
 def _leaves(v, path=()):
-    if isinstance(v, (tuple, list)) and not isinstance(v, _Collector):
+    """(path, leaf) of a value's tuples, lists and dicts (a path holds indices and keys)."""
+    if type(v) is dict:
+        for k, x in v.items():
+            yield from _leaves(x, path + (k,))
+    elif isinstance(v, (tuple, list)) and not isinstance(v, _Collector):
         for i, x in enumerate(v):
             yield from _leaves(x, path + (i,))
     else:
@@ -42,7 +46,10 @@ def _leaves(v, path=()):
 
 def _get(v, path):
     for i in path:
-        if not isinstance(v, (tuple, list)) or i >= len(v):
+        if type(v) is dict:
+            if i not in v:
+                return _MISSING
+        elif not isinstance(v, (tuple, list)) or not isinstance(i, int) or i >= len(v):
             return _MISSING
         v = v[i]
     return v
@@ -51,6 +58,10 @@ def _get(v, path):
 def _set(v, path, new):
     if not path:
         return new
+    if type(v) is dict:
+        out = dict(v)
+        out[path[0]] = _set(v[path[0]], path[1:], new)
+        return out
     items = list(v)
     items[path[0]] = _set(items[path[0]], path[1:], new)
     return tuple(items) if isinstance(v, tuple) else items
@@ -58,7 +69,7 @@ def _set(v, path, new):
 
 def _label(key: Key) -> str:
     name, path = key
-    return name.strip("<>") + "".join(f"[{i}]" for i in path)
+    return name.strip("<>") + "".join(f"[{i!r}]" for i in path)
 
 
 def _ident(text: str) -> str:

@@ -324,11 +324,11 @@ class DictInLoop(nn.Cell):
         return d["a"]
 
 
-def test_dicts_join_across_branches_and_are_refused_in_loops():
+def test_dicts_join_across_branches_and_are_carried_by_loops():
     for v in ([1.0, 2.0], [-3.0, 1.0]):
         run_both(lambda: DictInBranches(), vec(*v))
-    with pytest.raises(ms.UnsupportedSyntaxError, match="dict 'd' changes inside a loop"):
-        DictInLoop()(vec(1.0), ms.Tensor(np.array(2, np.int32)))
+    for n in (0, 2):
+        run_both(lambda: DictInLoop(), vec(1.0), ms.Tensor(np.array(n, np.int32)))
 
 
 class StructuredInputs(nn.Cell):
@@ -445,3 +445,15 @@ def test_appends_in_both_branches_of_a_loop_body_and_nonlocal_under_a_condition(
     assert net(x).asnumpy().tolist() == [0.0, 4.0, 2.0]
     with pytest.raises(ms.UnsupportedSyntaxError, match="nonlocal 'hits'"):
         NonlocalUnderCondition()(vec(2.0, 0.5))
+
+
+class DictCarriedByWhile(nn.Cell):
+    def construct(self, x):
+        d = {"s": x * 0, "p": x * 0 + 1}
+        while d["s"].sum() < 10:
+            d = {"s": d["s"] + x, "p": d["p"] * 2}
+        return d["s"], d
+
+
+def test_a_dict_rebound_in_a_tensor_loop_is_carried():
+    run_both(lambda: DictCarriedByWhile(), vec(1.0, 2.0))
