@@ -29,7 +29,7 @@ class _Scan(ast.NodeVisitor):
         self._add(node.name)
 
     def visit_Lambda(self, node):
-        pass
+        return  # a lambda's parameters are its own, not the function's
 
     def visit_Name(self, node):
         if isinstance(node.ctx, (ast.Store, ast.Del)):

@@ -554,7 +554,7 @@ def closure_of(fn) -> Dict[str, Any]:
             try:
                 out[name] = cell.cell_contents
             except ValueError:
-                pass
+                continue   # a cell not filled yet (the name is assigned later)
     return out
 
 
