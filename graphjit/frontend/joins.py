@@ -118,15 +118,17 @@ def join_leaf(name, a, b, side_names, locs, where_loc) -> _Pair:
                 names=(name,), hint=f"make both sides of '{name}' tensors of one dtype")
         dtype, weak = strong, False
     else:
-        if (ka == "f") != (kb == "f"):
-            # eager Python keeps an int on one path and a float on the other; later
-            # arithmetic with integer tensors would give other dtypes on each path
+        if ka != kb:
+            # eager Python keeps, say, an int on one path and a float (or a bool) on the
+            # other: the result's type, and later arithmetic, would depend on the path
+            kinds = {"b": "bool", "i": "int", "u": "int", "f": "float"}
             raise TypeJoinError(
                 f"Cannot join the values of '{name}': it is {_fmt_side(a, locs[0])} in the "
                 f"{side_names[0]} and {_fmt_side(b, locs[1])} in the {side_names[1]}; a Python "
-                f"int and a Python float do not join", loc=where_loc, names=(name,),
+                f"{kinds[ka]} and a Python {kinds[kb]} do not join", loc=where_loc,
+                names=(name,),
                 hint=f"give '{name}' numbers of one kind on both paths (for example 1.0 "
-                     f"instead of 1)")
+                     f"instead of 1, or 1 instead of True)")
         k = max(ka, kb, key=_KORDER.__getitem__)
         if da is not None and da.kind == k:
             dtype = da

@@ -24,8 +24,6 @@ _MODULES = sorted(os.path.basename(p)[:-3] for p in glob.glob(
 XFAIL = {
     "r2_int_becomes_float_zero_iter": "a Python int carried by a tensor while that becomes a float "
                                       "comes back as 0.0 after zero iterations (eager: 0)",
-    "r2_bool_or_int_result": "a Python bool joined with a Python int across a tensor if comes "
-                             "back as an int (eager: True)",
     "r2_dict_key_from_tensor_cond": "a Python int set under a tensor condition cannot index a dict "
                                     "('indexing a dict with a tensor value'; a list works)",
     "r2_dict_different_key_order": "dicts with the same keys in another order do not join (TypeJoinError)",
