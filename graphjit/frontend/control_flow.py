@@ -432,6 +432,25 @@ def index_sequence(b: FunctionBuilder, seq, key: GraphTensor):
         f"tensor value", hint="index with a Python int, or keep the items in a tensor")
 
 
+def index_dict(b: FunctionBuilder, d: dict, key: GraphTensor):
+    """d[key] for Python int keys and an int graph value (a Python number a tensor
+    condition changed): the position of the key, then index_sequence on the values."""
+    from .. import ops
+    keys = list(d)
+    if not keys or not key.dtype.is_integer or not all(
+            isinstance(k, int) and not isinstance(k, bool) for k in keys):
+        raise UnsupportedSyntaxError(
+            "indexing a dict with a tensor value (only int keys and an int value can be "
+            "looked up when the graph runs)", hint="use a Python key, or a list")
+    pos = None
+    for i in reversed(range(len(keys))):
+        hit = ops.equal(key, keys[i])
+        pos = ops.where(hit, i, -1 if pos is None else pos)
+    ops.functional.runtime_check(ops.greater_equal(pos, 0), KeyError,
+                                 "a key the dict does not have")
+    return index_sequence(b, [d[k] for k in keys], pos)
+
+
 # -- return ---------------------------------------------------------------------------------------
 def finish_return(b: FunctionBuilder, fndef):
     ret = b.env.get(RET, False)

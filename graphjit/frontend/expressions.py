@@ -141,8 +141,8 @@ class ExpressionBuilder:
             from .control_flow import index_sequence
             return index_sequence(self, obj, key)
         if isinstance(obj, dict) and isinstance(key, GraphTensor):
-            raise UnsupportedSyntaxError(
-                "indexing a dict with a tensor value", hint="use a Python key")
+            from .control_flow import index_dict
+            return index_dict(self, obj, key)
         if isinstance(key, slice) and any(isinstance(v, GraphTensor) for v in
                                           (key.start, key.stop, key.step)):
             raise UnsupportedSyntaxError(

@@ -130,3 +130,18 @@ def runtime_assert(cond, message=""):
     if not bool(np.all(c._need_data())):
         raise AssertionError(message)
     return None
+
+
+def runtime_check(ok, error=ValueError, message=""):
+    """Raise error(message) where ok is false: now for eager values, when the graph runs
+    for graph values."""
+    c = _t(ok)
+    if not c.dtype.is_bool:
+        c = cast(c, dt.bool_)
+    if isinstance(c, SymbolicTensor):
+        from ..frontend.values import GraphTensor
+        GraphTensor._apply("Check", (c,), {"error": error.__name__, "message": message})
+        return None
+    if not bool(np.all(c._need_data())):
+        raise error(message)
+    return None

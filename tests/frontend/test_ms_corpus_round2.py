@@ -24,8 +24,6 @@ _MODULES = sorted(os.path.basename(p)[:-3] for p in glob.glob(
 XFAIL = {
     "r2_int_becomes_float_zero_iter": "a Python int carried by a tensor while that becomes a float "
                                       "comes back as 0.0 after zero iterations (eager: 0)",
-    "r2_dict_key_from_tensor_cond": "a Python int set under a tensor condition cannot index a dict "
-                                    "('indexing a dict with a tensor value'; a list works)",
     "r2_dict_different_key_order": "dicts with the same keys in another order do not join (TypeJoinError)",
     "r2_nonlocal_under_tensor_cond": "nonlocal counter assigned under a tensor condition is refused "
                                      "(was a wrong answer: it counted every call); the same counter "

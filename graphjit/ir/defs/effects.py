@@ -9,7 +9,7 @@ from ..registry import REQUIRED, register_op
 from .common import fail
 
 # ops run for their effect: a subgraph holding one must run even if its results are unused
-EFFECT_OPS = frozenset({"Print", "Assert", "CheckBound", "CheckNonZero"})
+EFFECT_OPS = frozenset({"Print", "Assert", "CheckBound", "CheckNonZero", "Check"})
 
 
 def _print_infer(ts, attrs):
@@ -85,3 +85,21 @@ def _bound_factory(in_types, out_types, attrs):
 register_op("CheckBound", ("ran",), {"name": REQUIRED}, infer=lambda ts, attrs: (),
             kernel_factory=_bound_factory, family="extern",
             doc="raise UnboundLocalError unless `ran` (the loop that binds `name` ran)")
+
+
+_CHECK_ERRORS = {"KeyError": KeyError, "IndexError": IndexError, "ValueError": ValueError}
+
+
+def _check_factory(in_types, out_types, attrs):
+    cls, msg = _CHECK_ERRORS[attrs["error"]], attrs["message"]
+
+    def k(ok):
+        if not bool(np.all(ok)):
+            raise cls(msg)
+    return k
+
+
+register_op("Check", ("ok",), {"error": "ValueError", "message": ""},
+            infer=lambda ts, attrs: (), kernel_factory=_check_factory, family="extern",
+            doc="raise error(message) (KeyError, IndexError or ValueError) unless ok: the "
+                "run-time form of a Python check")
