@@ -142,8 +142,7 @@ def join_leaf(name, a, b, side_names, locs, where_loc) -> _Pair:
     except ShapeJoinError as e:
         e.with_context(loc=where_loc, names=(name,),
                        detail=f"'{name}' is {_fmt_side(a, locs[0])} in the {side_names[0]} and "
-                              f"{_fmt_side(b, locs[1])} in the {side_names[1]}; ShapeJoin "
-                              f"{e.rule}",
+                              f"{_fmt_side(b, locs[1])} in the {side_names[1]}",
                        hint=f"make '{name}' the same shape on both paths, or declare the "
                             f"differing dim unknown with ms.TensorSpec/Tensor(shape=[None, "
                             f"...]) in set_inputs")

@@ -502,7 +502,16 @@ def _carry_type_error(label, s, ev, p, loc):
         loc=loc, names=(label,),
         detail=f"'{label}' enters the loop as {_fmt_side(s.entry, p.entry_locs.get(s.key[0]))} "
                f"and is {_fmt_side(ev, eloc)} after one iteration",
-        hint=f"cast '{label}' inside the loop so it keeps dtype {s.dtype}")
+        hint=_dtype_fix(label, s.dtype, ev))
+
+
+def _dtype_fix(label, entry_dtype, ev) -> str:
+    exit_dtype = ev.dtype if isinstance(ev, (GraphTensor, Tensor)) else None
+    if exit_dtype is not None and exit_dtype.is_floating and not entry_dtype.is_floating:
+        return (f"start '{label}' as {exit_dtype} before the loop (for example "
+                f"ops.zeros(..., ms.{exit_dtype})), so every iteration keeps that dtype")
+    return (f"keep '{label}' {entry_dtype} in every iteration, for example "
+            f"ops.cast(..., ms.{entry_dtype}) where the body assigns it")
 
 
 def _scalar_value(ctx, v):
