@@ -28,7 +28,8 @@ from ..ir.types import num_elements
 from ..tensor import Tensor
 from . import analysis
 from .builder import BRK, CONT, RET, RETVAL, FunctionBuilder
-from .values import DynamicList, GraphContext, GraphTensor, Undefined, Unjoinable, active
+from .values import (Collector, DynamicList, GraphContext, GraphTensor, Undefined, Unjoinable,
+                     active)
 
 __all__ = ["Record", "condition_value", "build_if_stmt", "build_guarded", "build_ifexp",
            "build_boolop", "build_compare", "index_sequence", "finish_return", "branch",
@@ -169,6 +170,18 @@ def branch(b: FunctionBuilder, cond: GraphTensor, then_fn: Callable, else_fn: Ca
             list_templates.append((l, {k: join_trees(f"{name}[{k!r}]", ta[k], tb[k], pairs,
                                                      side_names, (None, None), loc)
                                        for k in ta}))
+            continue
+        if isinstance(l, Collector):
+            # appends inside a Loop body: an append on one path only is kept with a flag
+            # that says whether it happened (masked out of the list after the loop)
+            n = max(len(ta), len(tb))
+            ta = ta + [(placeholder_like(tb[i][0]), False) for i in range(len(ta), n)]
+            tb = tb + [(placeholder_like(ta[i][0]), False) for i in range(len(tb), n)]
+            list_templates.append((l, _ListTemplate(
+                (join_trees(f"{name}[{i}]", va, vb, pairs, side_names, (None, None), loc),
+                 join_trees(f"{name}[{i}] appended", fa, fb, pairs, side_names,
+                            (None, None), loc))
+                for i, ((va, fa), (vb, fb)) in enumerate(zip(ta, tb)))))
             continue
         if len(ta) == len(tb) and all(x is y for x, y in zip(ta, tb)):
             restore(l, ta)

@@ -15,7 +15,7 @@ from ..ir.join import join_shapes
 from ..ir.types import format_shape_ms
 from ..ops._dispatch import PY_SCALARS, weak_kind
 from ..tensor import Tensor
-from .values import DynamicList, GraphContext, GraphTensor, MaybeUndefined, Undefined
+from .values import Collector, DynamicList, GraphContext, GraphTensor, MaybeUndefined, Undefined
 
 __all__ = ["join_leaf", "join_trees", "fill_holes", "placeholder_like", "materialize",
            "snapshot", "restore"]
@@ -282,12 +282,16 @@ def _lists_in(env) -> List[list]:
 
 
 def snapshot(c):
-    # list.__iter__: a Loop body's collector refuses ordinary reads
-    return list(list.__iter__(c)) if isinstance(c, list) else dict(c)
+    if isinstance(c, Collector):     # its values and their flags (it refuses reads)
+        return list(zip(list.__iter__(c), c.flags))
+    return list(c) if isinstance(c, list) else dict(c)
 
 
 def restore(c, contents):
-    if isinstance(c, list):
+    if isinstance(c, Collector):
+        list.__setitem__(c, slice(None), [v for v, _ in contents])
+        c.flags[:] = [f for _, f in contents]
+    elif isinstance(c, list):
         list.__setitem__(c, slice(None), contents)
     else:
         c.clear()

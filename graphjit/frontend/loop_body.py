@@ -24,8 +24,8 @@ from .joins import (_KORDER, _MISSING, _WEAK_DEFAULT, _container_name, _fits, _f
                     _kind, _lists_in, _same_static, materialize, placeholder_like, restore,
                     snapshot)
 from .loops import LoopSpec, _run_orelse
-from .values import (DynamicList, GraphContext, GraphTensor, MaybeUndefined, Undefined,
-                     Unjoinable, active)
+from .values import (Collector as _Collector, DynamicList, GraphContext, GraphTensor,
+                     MaybeUndefined, Undefined, Unjoinable, active)
 
 __all__ = ["build_loop"]
 
@@ -91,26 +91,6 @@ class _Slot:
     shape: Any
     weak: bool
     kind: str = "var"    # var or flag
-
-
-class _Collector(list):
-    """Stands for a list appended to inside a Loop body: records one iteration's
-    appends and refuses reads (the list's content is known only at run time)."""
-
-    def __init__(self, name):
-        super().__init__()
-        self.name = name
-
-    def _refuse(self, *a, **k):
-        raise UnsupportedSyntaxError(
-            f"the list '{self.name}' is appended to in a loop that depends on a tensor value, "
-            f"so it can only be appended to inside the loop",
-            hint="read it after the loop (for example ops.stack(" + self.name + "))")
-
-    __getitem__ = __len__ = __iter__ = __contains__ = pop = _refuse
-
-    def __bool__(self):
-        self._refuse()
 
 
 @dataclass
@@ -307,7 +287,7 @@ def _loop_pass(b, node, kind, spec, names, st, appended, has_ret, outer) -> _Pas
             vars(o).update(old)
         b.env, b.locs = env0, locs0
         b.loop_depth -= 1
-    collected = {n: list(list.__iter__(c)) for n, c in collectors.items()}
+    collected = {n: list(zip(list.__iter__(c), c.flags)) for n, c in collectors.items()}
     return _Pass(ctx, slots, trees, exit_env, exit_locs, cond, collected, len(sliced), env0,
                  names, dict(locs0))
 
@@ -533,8 +513,10 @@ def _emit_loop(b, node, kind, spec, cond0, p: _Pass, st: _State, outer: GraphCon
                 ev = GraphTensor(g.params[1 + slots.index(s)])
             exits.append(materialize(ctx, ev, s.dtype))
         scans, scan_names = [], []
+        scan_layout = {}      # list name -> [(value scan index, mask scan index or None)]
         for n, items in p.collected.items():
-            for item in items:
+            layout = scan_layout[n] = []
+            for item, flag in items:
                 info = _info(item)
                 if info is None:
                     raise UnsupportedSyntaxError(
@@ -544,6 +526,13 @@ def _emit_loop(b, node, kind, spec, cond0, p: _Pass, st: _State, outer: GraphCon
                 v = materialize(ctx, item, info[0] or _WEAK_DEFAULT[info[3]])
                 scans.append(g.add_node("ExpandDims", (v,), {"axis": 0}).outputs[0])
                 scan_names.append(n)
+                mask_at = None
+                if flag is not True:     # appended only where a tensor condition held
+                    f = _scalar_value(ctx, materialize(ctx, flag, dt.bool_))
+                    scans.append(g.add_node("ExpandDims", (f,), {"axis": 0}).outputs[0])
+                    scan_names.append(n + "_appended")
+                    mask_at = len(scans) - 1
+                layout.append((len(scans) - 1 - (mask_at is not None), mask_at))
         g.set_results([cond_v] + exits + scans)
     n_c = len(slots)
     captured = list(ctx.captured)
@@ -620,12 +609,11 @@ def _emit_loop(b, node, kind, spec, cond0, p: _Pass, st: _State, outer: GraphCon
             env[n] = Undefined(n, "it is assigned only inside a loop that may run zero times")
     for n, e in st.unjoinable.items():   # assigned before read in every iteration
         env[n] = Unjoinable(n, e)
-    k = n_c
-    for n, items in p.collected.items():
-        stacks = [GraphTensor(o) for o in outs[k:k + len(items)]]
-        k += len(items)
-        if stacks:
-            env[n] = DynamicList(list(p.env0[n]), stacks)
+    for n, layout in scan_layout.items():
+        if layout:
+            stacks = [GraphTensor(outs[n_c + vi]) for vi, _ in layout]
+            masks = [None if mi is None else GraphTensor(outs[n_c + mi]) for _, mi in layout]
+            env[n] = DynamicList(list(p.env0[n]), stacks, masks=masks)
     b.env = env
     b.locs.update({n: l for n, l in p.exit_locs.items() if n in env})
     if record is not None:

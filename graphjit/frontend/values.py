@@ -308,15 +308,44 @@ class MaybeUndefined:
         return f"<{self.name}, defined if the loop ran>"
 
 
+class Collector(list):
+    """Stands for a list appended to inside a Loop body: records one iteration's
+    appends, each with a flag saying whether it happened (True, or a bool graph value
+    when it happened under a tensor condition), and refuses reads (the list's content
+    is known only at run time)."""
+
+    def __init__(self, name):
+        super().__init__()
+        self.name = name
+        self.flags = []
+
+    def append(self, x):
+        list.append(self, x)
+        self.flags.append(True)
+
+    def _refuse(self, *a, **k):
+        raise UnsupportedSyntaxError(
+            f"the list '{self.name}' is appended to in a loop that depends on a tensor value, "
+            f"so it can only be appended to inside the loop",
+            hint="read it after the loop (for example ops.stack(" + self.name + "))")
+
+    __getitem__ = __len__ = __iter__ = __contains__ = pop = extend = insert = _refuse
+
+    def __bool__(self):
+        self._refuse()
+
+
 class DynamicList:
     """A list whose length is known only at run time: items appended once per
     iteration of a Loop become `stacks` (each stacked along a new axis 0);
     `prefix` and `suffix` are ordinary items before and after."""
 
-    def __init__(self, prefix, stacks, suffix=()):
+    def __init__(self, prefix, stacks, suffix=(), masks=None):
         self.prefix = list(prefix)
         self.stacks = list(stacks)
         self.suffix = list(suffix)
+        # per stack: None (appended in every iteration) or a bool stack (appended where true)
+        self.masks = list(masks) if masks is not None else [None] * len(self.stacks)
 
     def append(self, x):
         self.suffix.append(x)
@@ -327,6 +356,12 @@ class DynamicList:
         k = len(self.stacks)
         body = self.stacks[0] if k == 1 else ops.reshape(
             ops.stack(self.stacks, 1), (-1,) + tuple(_static_tail(self.stacks[0])))
+        known = [m for m in self.masks if m is not None]
+        if known:    # appends under a tensor condition: keep the rows that happened
+            masks = [m if m is not None else ops.logical_or(known[0], True)
+                     for m in self.masks]
+            mask = masks[0] if k == 1 else ops.reshape(ops.stack(masks, 1), (-1,))
+            body = GraphTensor._apply("BooleanMask", (body, mask), {})
         parts = []
         if self.prefix:
             parts.append(ops.stack(self.prefix, 0))

@@ -343,3 +343,33 @@ def counter_returned(x, n):
 def test_python_scalar_carried_is_returned_as_python_number():
     g, e = run_both(lambda: counter_returned, vec(1.0, 1.0), ms.Tensor(np.float32(9.0)))
     assert isinstance(g[1], int) and g[1] == e[1]
+
+
+# -- appends under tensor conditions inside loops ---------------------------------------------
+def rnn_with_early_stop(xs, h, w):
+    outs = []
+    for x in xs:
+        h = ops.tanh(ops.matmul(x, w) + h)
+        if h.sum() > 3:
+            break
+        outs.append(h)
+    return ops.stack(outs), h
+
+
+def keep_positive_rows(xs):
+    keep = []
+    for x in xs:
+        if x.sum() > 0:
+            keep.append(x * 2)
+    return ops.stack(keep) if len(keep) > 0 else xs
+
+
+@pytest.mark.parametrize("scale", [1.0, 0.1])
+def test_appends_under_tensor_conditions_in_loops(scale):
+    xs = ms.Tensor(np.ones((4, 2, 3), f32) * scale)
+    h = ms.Tensor(np.zeros((2, 3), f32))
+    w = ms.Tensor(np.eye(3, dtype=f32) * 0.5)
+    run_both(lambda: rnn_with_early_stop, xs, h, w)
+    rows = ms.Tensor(np.array([[1.0, 2], [-3, 1], [0.5, 0.5]], f32) * scale)
+    run_both(lambda: keep_positive_rows, rows)
+    run_both(lambda: keep_positive_rows, -rows)

@@ -436,3 +436,27 @@ register_op("IndexUpdate", ("x", "value"), {"index": REQUIRED}, infer=_index_upd
                 {"index": index})(x, v),
             kernel_factory=_index_update_factory, exact_dtype=True, family="extern",
             doc="a copy of x with x[index] = value (value cast to x's dtype)")
+
+
+# -- BooleanMask (the rows of x where mask is true) ---------------------------------------------
+def _boolean_mask_infer(ts, attrs):
+    x, m = ts
+    if not m.dtype.is_bool:
+        raise fail("BooleanMask", f"the mask must be bool, got {m}")
+    if m.shape is not None and len(m.shape) != 1:
+        raise fail("BooleanMask", f"the mask must be 1-D, got {m}")
+    if x.shape is None:
+        return TensorType(x.dtype, None)
+    if not x.shape:
+        raise fail("BooleanMask", "cannot mask a scalar (rank 0)")
+    if m.shape is not None and None not in (m.shape[0], x.shape[0]) and \
+            m.shape[0] != x.shape[0]:
+        raise fail("BooleanMask", f"mask {m} does not fit the first dim of {x}")
+    return TensorType(x.dtype, (None,) + x.shape[1:])
+
+
+register_op("BooleanMask", ("x", "mask"), infer=_boolean_mask_infer,
+            kernel=lambda x, mask: np.asarray(x)[np.asarray(mask, dtype=bool)],
+            exact_dtype=True, family="extern",
+            doc="the rows of x (along axis 0) where mask is true: a first dim known only at "
+                "run time")
