@@ -158,8 +158,41 @@ def branch(b: FunctionBuilder, cond: GraphTensor, then_fn: Callable, else_fn: Ca
             merged[n] = Unjoinable(label, e)   # an error only if it is read again
         merged_locs[n] = locs_t.get(n) or locs_e.get(n)
     list_templates = []
+    to_dynamic = {}           # id(list) -> the DynamicList that replaces it after the If
     for l, ta, tb in zip(lists, lists_t, lists_e):
         name = _container_name(env0, l)
+        if isinstance(l, DynamicList) or (type(l) is list and len(ta) != len(tb)):
+            # items appended on one path only: kept with flags saying where they were
+            if isinstance(l, DynamicList):
+                if any(x is not y for x, y in zip(ta[0] + ta[1] + ta[2], tb[0] + tb[1] + tb[2])):
+                    raise UnsupportedSyntaxError(
+                        f"the list '{name}' changes differently in the two branches of a "
+                        f"condition that depends on a tensor value", loc=loc, names=(name,),
+                        hint="only append to it inside the branches")
+                head, sa, sb = ta[:3], list(zip(ta[3], ta[4])), list(zip(tb[3], tb[4]))
+            else:
+                if not all(_info(x) is not None for x in ta + tb):
+                    raise UnsupportedSyntaxError(
+                        f"the list '{name}' gets {len(ta)} items in the {side_names[0]} and "
+                        f"{len(tb)} in the {side_names[1]} of a condition that depends on a "
+                        f"tensor value, and not all of them are tensors", loc=loc,
+                        names=(name,), hint="append tensors, or the same number on both paths")
+                common = 0
+                while common < min(len(ta), len(tb)) and ta[common] is tb[common]:
+                    common += 1
+                head = (ta[:common], [], [])
+                sa = [(x, True) for x in ta[common:]]
+                sb = [(x, True) for x in tb[common:]]
+                to_dynamic[id(l)] = DynamicList([], [])
+            n = max(len(sa), len(sb))
+            sa = sa + [(placeholder_like(sb[i][0]), False) for i in range(len(sa), n)]
+            sb = sb + [(placeholder_like(sa[i][0]), False) for i in range(len(sb), n)]
+            list_templates.append((to_dynamic.get(id(l), l), ("dynamic", head, _ListTemplate(
+                (join_trees(f"{name}[{i}]", va, vb, pairs, side_names, (None, None), loc),
+                 join_trees(f"{name}[{i}] appended", fa, fb, pairs, side_names,
+                            (None, None), loc))
+                for i, ((va, fa), (vb, fb)) in enumerate(zip(sa, sb))))))
+            continue      # (a Python list itself stays as it was before the If)
         if type(l) is dict:
             if ta.keys() != tb.keys():
                 raise UnsupportedSyntaxError(
@@ -214,13 +247,24 @@ def branch(b: FunctionBuilder, cond: GraphTensor, then_fn: Callable, else_fn: Ca
 
     def store_objects(outs):
         for l, tmpl in list_templates:
-            restore(l, {k: fill_holes(v, outs) for k, v in tmpl.items()}
-                    if type(l) is dict else fill_holes(tmpl, outs))
+            if isinstance(tmpl, tuple) and tmpl and tmpl[0] == "dynamic":
+                _, head, items = tmpl
+                filled = fill_holes(items, outs)
+                l.set_contents(list(head) + [[v for v, _ in filled], [f for _, f in filled]])
+            elif type(l) is dict:
+                restore(l, {k: fill_holes(v, outs) for k, v in tmpl.items()})
+            else:
+                restore(l, fill_holes(tmpl, outs))
         for o, attr, tmpl in attr_templates:
             setattr(o, attr, fill_holes(tmpl, outs))
 
+    def rebind_dynamic(env):
+        """Names of a Python list that got items on one path only now name its
+        DynamicList."""
+        return {k: to_dynamic.get(id(v), v) if type(v) is list else v for k, v in env.items()}
+
     if not pairs and not (_has_effects(ctx_t.graph) or _has_effects(ctx_e.graph)):
-        b.env = merged
+        b.env = rebind_dynamic(merged)
         b.locs.update(merged_locs)
         store_objects(())
         return expr_template
@@ -233,7 +277,7 @@ def branch(b: FunctionBuilder, cond: GraphTensor, then_fn: Callable, else_fn: Ca
                                 {"then_graph": ctx_t.graph, "else_graph": ctx_e.graph},
                                 loc=loc, names=[p.name for p in pairs])
     outs = [GraphTensor(v, weak=p.weak) for v, p in zip(node.outputs, pairs)]
-    b.env = {k: fill_holes(v, outs) for k, v in merged.items()}
+    b.env = rebind_dynamic({k: fill_holes(v, outs) for k, v in merged.items()})
     b.locs.update(merged_locs)
     store_objects(outs)
     return None if expr_template is None else fill_holes(expr_template, outs)

@@ -275,7 +275,7 @@ def _lists_in(env) -> List[list]:
     loop body may change in place)."""
     out, seen = [], set()
     for v in env.values():
-        if isinstance(v, (list, dict)) and id(v) not in seen:
+        if isinstance(v, (list, dict, DynamicList)) and id(v) not in seen:
             seen.add(id(v))
             out.append(v)
     return out
@@ -284,11 +284,15 @@ def _lists_in(env) -> List[list]:
 def snapshot(c):
     if isinstance(c, Collector):     # its values and their flags (it refuses reads)
         return list(zip(list.__iter__(c), c.flags))
+    if isinstance(c, DynamicList):
+        return c.contents()
     return list(c) if isinstance(c, list) else dict(c)
 
 
 def restore(c, contents):
-    if isinstance(c, Collector):
+    if isinstance(c, DynamicList):
+        c.set_contents(contents)
+    elif isinstance(c, Collector):
         list.__setitem__(c, slice(None), [v for v, _ in contents])
         c.flags[:] = [f for _, f in contents]
     elif isinstance(c, list):

@@ -293,10 +293,16 @@ def _loop_pass(b, node, kind, spec, names, st, appended, has_ret, outer) -> _Pas
 
 
 def _same_contents(c, old) -> bool:
-    if isinstance(c, list):
-        now = snapshot(c)
-        return len(now) == len(old) and all(x is y for x, y in zip(now, old))
-    return c.keys() == old.keys() and all(c[k] is old[k] for k in c)
+    return _identical(snapshot(c), old)
+
+
+def _identical(a, b) -> bool:
+    """The same objects in the same places (a container's contents, snapshot form)."""
+    if type(a) in (list, tuple) and type(b) in (list, tuple):
+        return len(a) == len(b) and all(_identical(x, y) for x, y in zip(a, b))
+    if type(a) is dict and type(b) is dict:
+        return a.keys() == b.keys() and all(a[k] is b[k] for k in a)
+    return a is b
 
 
 def _exit_leaf(p: _Pass, key: Key):
@@ -597,9 +603,14 @@ def _emit_loop(b, node, kind, spec, cond0, p: _Pass, st: _State, outer: GraphCon
             continue
         if isinstance(ev, MaybeUndefined):
             ev = ev.value
-        if n in st.local_trees:
+        if n in st.local_trees and n in env:
             ev = env[n]
         elif n in env and not isinstance(env[n], Undefined):
+            continue
+        if isinstance(ev, DynamicList) or any(isinstance(x, DynamicList)
+                                              for _, x in _leaves(ev)):
+            env[n] = Undefined(n, "it is a list of run-time length made inside a loop that "
+                                  "depends on a tensor value; build it before the loop")
             continue
         if st.runs_once:
             env[n] = ev

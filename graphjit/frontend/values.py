@@ -340,34 +340,47 @@ class DynamicList:
     iteration of a Loop become `stacks` (each stacked along a new axis 0);
     `prefix` and `suffix` are ordinary items before and after."""
 
-    def __init__(self, prefix, stacks, suffix=(), masks=None):
+    def __init__(self, prefix, stacks, suffix=(), masks=None, suffix_flags=None):
         self.prefix = list(prefix)
         self.stacks = list(stacks)
         self.suffix = list(suffix)
         # per stack: None (appended in every iteration) or a bool stack (appended where true)
         self.masks = list(masks) if masks is not None else [None] * len(self.stacks)
+        # per suffix item: True, or a bool graph value (appended under a tensor condition)
+        self.suffix_flags = list(suffix_flags) if suffix_flags is not None else \
+            [True] * len(self.suffix)
 
     def append(self, x):
         self.suffix.append(x)
+        self.suffix_flags.append(True)
 
     def stacked(self, axis=0):
         """All items stacked along `axis` as one graph value."""
         from .. import ops
-        k = len(self.stacks)
-        body = self.stacks[0] if k == 1 else ops.reshape(
-            ops.stack(self.stacks, 1), (-1,) + tuple(_static_tail(self.stacks[0])))
-        known = [m for m in self.masks if m is not None]
-        if known:    # appends under a tensor condition: keep the rows that happened
-            masks = [m if m is not None else ops.logical_or(known[0], True)
-                     for m in self.masks]
-            mask = masks[0] if k == 1 else ops.reshape(ops.stack(masks, 1), (-1,))
-            body = GraphTensor._apply("BooleanMask", (body, mask), {})
         parts = []
         if self.prefix:
             parts.append(ops.stack(self.prefix, 0))
-        parts.append(body)
+        k = len(self.stacks)
+        if k:
+            body = self.stacks[0] if k == 1 else ops.reshape(
+                ops.stack(self.stacks, 1), (-1,) + tuple(_static_tail(self.stacks[0])))
+            known = [m for m in self.masks if m is not None]
+            if known:    # appends under a tensor condition: keep the rows that happened
+                masks = [m if m is not None else ops.logical_or(known[0], True)
+                         for m in self.masks]
+                mask = masks[0] if k == 1 else ops.reshape(ops.stack(masks, 1), (-1,))
+                body = GraphTensor._apply("BooleanMask", (body, mask), {})
+            parts.append(body)
         if self.suffix:
-            parts.append(ops.stack(self.suffix, 0))
+            tail = ops.stack(self.suffix, 0)
+            if any(f is not True for f in self.suffix_flags):
+                flags = ops.stack([ops.logical_or(f, False) if f is not True else
+                                   Tensor._wrap(np.asarray(True)) for f in self.suffix_flags])
+                tail = GraphTensor._apply("BooleanMask", (tail, flags), {})
+            parts.append(tail)
+        if not parts:
+            raise UnsupportedSyntaxError("stacking a list that may be empty",
+                                         hint="give the list a first item before the loop")
         out = parts[0] if len(parts) == 1 else ops.concat(parts, 0)
         if axis % max(out.ndim, 1) != 0:
             perm = list(range(1, out.ndim))
@@ -406,6 +419,14 @@ class DynamicList:
         raise UnsupportedSyntaxError(
             "iterating a list whose length is known only at run time",
             hint="iterate ops.stack(lst) instead (a for loop over a tensor becomes a Loop)")
+
+    def contents(self):
+        return (list(self.prefix), list(self.stacks), list(self.masks), list(self.suffix),
+                list(self.suffix_flags))
+
+    def set_contents(self, contents):
+        (self.prefix, self.stacks, self.masks, self.suffix, self.suffix_flags) = \
+            [list(c) for c in contents]
 
     def __repr__(self):
         return f"<list of run-time length: {len(self.prefix)} + loop x {len(self.stacks)} + " \

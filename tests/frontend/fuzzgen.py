@@ -136,7 +136,11 @@ class Gen:
             bound = r.choice(["3", "n"])
             self.emit(depth, f"for j{depth} in range({bound}):")
             self.emit(depth + 1, f"{r.choice(TENSOR_VARS)} = {self.texpr()}")
-            self.emit(depth + 1, f"{lst}.append({r.choice(TENSOR_VARS)} * j{depth})")
+            if r.random() < 0.4:     # appended only where a condition holds
+                self.emit(depth + 1, f"if {self.cond()}:")
+                self.emit(depth + 2, f"{lst}.append({r.choice(TENSOR_VARS)} * j{depth})")
+            else:
+                self.emit(depth + 1, f"{lst}.append({r.choice(TENSOR_VARS)} * j{depth})")
             self.emit(depth, f"{r.choice(TENSOR_VARS)} = ops.stack({lst}).sum(0)")
         elif kind == "enumerate":
             self.emit(depth, f"for e{depth}, row{depth} in enumerate(ops.stack([x, y, x])):")

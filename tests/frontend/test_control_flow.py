@@ -373,3 +373,27 @@ def test_appends_under_tensor_conditions_in_loops(scale):
     rows = ms.Tensor(np.array([[1.0, 2], [-3, 1], [0.5, 0.5]], f32) * scale)
     run_both(lambda: keep_positive_rows, rows)
     run_both(lambda: keep_positive_rows, -rows)
+
+
+def appends_in_unrolled_loop(x):
+    outs = [x]
+    for j in range(3):
+        x = x * 0.5 + j
+        if x.sum() > 1:
+            outs.append(x * j)
+    outs.append(x)
+    return ops.stack(outs).sum(0), len(outs), outs[-1]
+
+
+def keep_some(x):
+    keep = []
+    for j in range(3):
+        if (x + j).sum() > 2:
+            keep.append(x + j)
+    return keep
+
+
+@pytest.mark.parametrize("v", [[1.0, 2.0], [0.1, 0.1], [-5.0, 1.0]])
+def test_appends_on_one_path_give_lists_of_run_time_length(v):
+    run_both(lambda: appends_in_unrolled_loop, vec(*v))
+    run_both(lambda: keep_some, vec(*v))
