@@ -131,6 +131,10 @@ def is_graph(x) -> bool:
     return isinstance(x, (GraphTensor, DynamicList))
 
 
+_WEAK_PRESERVING = frozenset({"Neg", "Abs", "Floor", "Ceil", "Sign", "Square", "Identity",
+                               "LogicalNot"})
+
+
 class GraphTensor(SymbolicTensor):
     """A value of the graph being built. `weak` marks values that stand for Python
     scalars (they promote like Python numbers, as JAX's weak types)."""
@@ -144,7 +148,10 @@ class GraphTensor(SymbolicTensor):
     @classmethod
     def _apply(cls, op, inputs, attrs):
         node = active().emit(op, inputs, attrs)
-        outs = tuple(GraphTensor(v) for v in node.outputs)
+        # -k, abs(k) of a value standing for a Python number are Python numbers too
+        weak = len(inputs) == 1 and getattr(inputs[0], "weak", False) and \
+            op in _WEAK_PRESERVING
+        outs = tuple(GraphTensor(v, weak) for v in node.outputs)
         return outs[0] if len(outs) == 1 else outs
 
     @property

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..ir import dtypes as dt
 from ..ir.defs.common import promote
-from ..tensor import TensorLike
+from ..tensor import SymbolicTensor, TensorLike
 from ._dispatch import apply, binary, is_weak, to_tensor, weak_dtype, weak_kind
 
 __all__ = [
@@ -230,8 +230,12 @@ def where(condition, input, other):
     c = _t(condition)
     if not c.dtype.is_bool:
         c = cast(c, dt.bool_)
+    both_weak = is_weak(input) and is_weak(other)
     x, y = _pair(input, other)
-    return apply("Select", c, x, y)
+    out = apply("Select", c, x, y)
+    if both_weak and isinstance(out, SymbolicTensor):
+        out.weak = True       # a choice between Python numbers is a Python number
+    return out
 
 
 def select(cond, x, y):

@@ -397,3 +397,16 @@ def keep_some(x):
 def test_appends_on_one_path_give_lists_of_run_time_length(v):
     run_both(lambda: appends_in_unrolled_loop, vec(*v))
     run_both(lambda: keep_some, vec(*v))
+
+
+def weak_unary_and_minmax(V, U, n, k, z):
+    if n > 1:
+        k = k + 1
+        z = z * 0.5
+    return V + abs(k), V - k, V + min(k, 3), U * abs(z), U + (-z), U + max(z, 0.1)
+
+
+def test_python_numbers_joined_by_a_tensor_condition_stay_weak_through_unary_ops():
+    args = (ms.Tensor(np.array([1, 2, 3], np.int32)), vec(1.0, 2.0, 3.0),
+            sc(2), 1, 0.5)
+    run_both(lambda: weak_unary_and_minmax, *args)
