@@ -187,7 +187,7 @@ def branch(b: FunctionBuilder, cond: GraphTensor, then_fn: Callable, else_fn: Ca
             n = max(len(sa), len(sb))
             sa = sa + [(placeholder_like(sb[i][0]), False) for i in range(len(sa), n)]
             sb = sb + [(placeholder_like(sa[i][0]), False) for i in range(len(sb), n)]
-            list_templates.append((to_dynamic.get(id(l), l), ("dynamic", head, _ListTemplate(
+            list_templates.append((to_dynamic.get(id(l), l), _Appended(head, _ListTemplate(
                 (join_trees(f"{name}[{i}]", va, vb, pairs, side_names, (None, None), loc),
                  join_trees(f"{name}[{i}] appended", fa, fb, pairs, side_names,
                             (None, None), loc))
@@ -247,10 +247,10 @@ def branch(b: FunctionBuilder, cond: GraphTensor, then_fn: Callable, else_fn: Ca
 
     def store_objects(outs):
         for l, tmpl in list_templates:
-            if isinstance(tmpl, tuple) and tmpl and tmpl[0] == "dynamic":
-                _, head, items = tmpl
-                filled = fill_holes(items, outs)
-                l.set_contents(list(head) + [[v for v, _ in filled], [f for _, f in filled]])
+            if isinstance(tmpl, _Appended):
+                filled = fill_holes(tmpl.items, outs)
+                l.set_contents(list(tmpl.head) + [[v for v, _ in filled],
+                                                  [f for _, f in filled]])
             elif type(l) is dict:
                 restore(l, {k: fill_holes(v, outs) for k, v in tmpl.items()})
             else:
@@ -281,6 +281,15 @@ def branch(b: FunctionBuilder, cond: GraphTensor, then_fn: Callable, else_fn: Ca
     b.locs.update(merged_locs)
     store_objects(outs)
     return None if expr_template is None else fill_holes(expr_template, outs)
+
+
+@dataclass
+class _Appended:
+    """How a list of run-time length looks after an If: its unchanged head (prefix,
+    stacks, masks) and a template of (item, appended-flag) pairs for its tail."""
+
+    head: tuple
+    items: list
 
 
 def _has_effects(graph) -> bool:
