@@ -56,7 +56,7 @@ def check_program(seed, tmp_path):
         assert not problem, f"{problem}\ngraph={got!r}\neager={expected!r}\n{src}"
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=250, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.integers(0, 10 ** 9))
 def test_random_programs_agree(tmp_path_factory, seed):
     check_program(seed, tmp_path_factory.mktemp("fuzz"))
