@@ -15,11 +15,11 @@ from .tensor import Tensor, TensorSpec
 from .parameter import Parameter, mutable
 from . import ops, nn, common
 from .initializer import set_seed, get_seed
-from .frontend.api import jit, jit_class, explain
+from .jit.api import jit, jit_class, explain
 from .model import Model
 from .common.parameter import ParameterTuple
 ms_function = jit   # MindSpore 1.x name
-from .backend.compiled_model import compile, import_model, CompiledModel, InferRequest
+from .jit.compiled_model import compile, import_model, CompiledModel, InferRequest
 
 dtype = _dtypes
 float_ = float32

@@ -4,7 +4,8 @@ from __future__ import annotations
 from typing import Any
 
 
-__all__ = ["GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context"]
+__all__ = ["GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context", "compiler",
+           "install_compiler"]
 
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1
@@ -79,3 +80,27 @@ def reset_context() -> None:
     _context.update(_DEFAULTS)
 
 
+
+
+# -- the compiler, as the layers below it reach it ----------------------------------------
+class _Compiler:
+    """The compile entry points nn.Cell calls in graph mode. The compiler (graphjit.jit)
+    sits above nn and imports it, so it installs these at import (install_compiler),
+    as JAX's interpreters set the trace context its core reads."""
+
+    def call_cell(self, cell, args, kwargs):
+        """Run a Cell's construct as a compiled graph (Cell.__call__ in graph mode)."""
+        raise RuntimeError("graphjit.jit is not imported: import graphjit")
+
+    def cell_cache(self, cell):
+        """The compiled entries of a Cell, oldest first (Cell.compile_cache)."""
+        raise RuntimeError("graphjit.jit is not imported: import graphjit")
+
+
+compiler = _Compiler()
+
+
+def install_compiler(call_cell, cell_cache) -> None:
+    """Set the functions behind compiler.call_cell and compiler.cell_cache."""
+    compiler.call_cell = call_cell
+    compiler.cell_cache = cell_cache

@@ -7,20 +7,10 @@ from collections import OrderedDict
 
 from . import initializer as init
 from . import ops
-from .context import GRAPH_MODE, _context
-
-
-def _call_compiled():
-    global _CALL
-    if _CALL is None:
-        from .frontend.api import call_compiled
-        _CALL = call_compiled
-    return _CALL
-
-
-_CALL = None
+from .context import GRAPH_MODE, _context, compiler as _compiler
 from .ir.dtypes import float32
 from .parameter import Parameter
+from .tracebacks import user_facing as _user_facing
 
 __all__ = ["Cell", "CellList", "SequentialCell", "ReLU", "ReLU6", "Sigmoid", "Tanh", "SiLU",
            "LeakyReLU", "ELU", "GELU", "Softplus", "Softmax", "LogSoftmax", "Flatten",
@@ -59,7 +49,10 @@ class Cell:
 
     def __call__(self, *args, **kwargs):
         if type(self)._force_jit or _context["mode"] == GRAPH_MODE:
-            return _call_compiled()(self, args, kwargs)
+            try:
+                return _compiler.call_cell(self, args, kwargs)
+            except Exception as e:   # raised from here: the one graphjit frame users see
+                raise _user_facing(e)
         return self.construct(*args, **kwargs)
 
     # -- MindSpore-compatible helpers -------------------------------------------------------
@@ -94,8 +87,7 @@ class Cell:
 
     def compile_cache(self):
         """The compiled graphs of this Cell, one per input signature (see explain)."""
-        from .frontend.api import cache_of
-        return cache_of(self)
+        return _compiler.cell_cache(self)
 
     def __repr__(self):
         inner = ", ".join(f"{k}={type(v).__name__}" for k, v in self._cells.items())

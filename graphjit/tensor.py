@@ -2,11 +2,14 @@
 
 Graph values built by the front-end (frontend.values.GraphTensor) subclass
 SymbolicTensor and overload the same operators and methods, so one expression in
-a user's `construct` serves both modes.
+a user's `construct` serves both modes. Whether a graph is being built is asked of
+`current_recorder()` (JAX's trace context, beside its `Primitive.bind`): the
+front-end's graph context is a Recorder.
 """
 from __future__ import annotations
 
-from typing import Optional
+import threading
+from typing import List, Optional
 
 import numpy as np
 
@@ -14,7 +17,8 @@ from .ir import dtypes as dt
 from .ir.dtypes import DType
 from .ir.types import TensorType, format_shape
 
-__all__ = ["Tensor", "TensorSpec", "SymbolicTensor", "TensorLike"]
+__all__ = ["Tensor", "TensorSpec", "SymbolicTensor", "TensorLike", "Recorder",
+           "current_recorder"]
 
 
 def _F():
@@ -463,6 +467,39 @@ class SymbolicTensor(TensorLike):
     @classmethod
     def _apply(cls, op, inputs, attrs):  # pragma: no cover - overridden
         raise NotImplementedError
+
+
+class Recorder:
+    """A graph being built. Entering it (`with recorder:`) makes it the thread's
+    current recorder until exit; ops that meet no graph value but must still be
+    recorded (print of constants only) record into it with `emit`."""
+
+    def __enter__(self):
+        _recorders().append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _recorders().pop()
+
+    def emit(self, op: str, inputs, attrs):  # pragma: no cover - overridden
+        """Add a node `op` over inputs (graph values, Tensors or arrays); returns it."""
+        raise NotImplementedError
+
+
+_recording = threading.local()
+
+
+def _recorders() -> List[Recorder]:
+    s = getattr(_recording, "stack", None)
+    if s is None:
+        s = _recording.stack = []
+    return s
+
+
+def current_recorder() -> Optional[Recorder]:
+    """The innermost graph being built on this thread, or None in eager code."""
+    s = getattr(_recording, "stack", None)
+    return s[-1] if s else None
 
 
 class TensorSpec:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 import graphjit as ms
-from graphjit.frontend.api import compare_results
+from graphjit.jit.api import JitFunction, compare_results
 
 
 def run_both(make, *args, **kwargs):
@@ -15,7 +15,7 @@ def run_both(make, *args, **kwargs):
     eager = make()(*args, **kwargs)
     ms.set_context(mode=ms.GRAPH_MODE)
     target = make()
-    if not isinstance(target, ms.nn.Cell) and not isinstance(target, ms.frontend.api.JitFunction):
+    if not isinstance(target, ms.nn.Cell) and not isinstance(target, JitFunction):
         target = ms.jit(target)
     graph = target(*args, **kwargs)
     problem = compare_results(graph, eager)

@@ -11,86 +11,22 @@ from __future__ import annotations
 import ast
 import inspect
 import types
-import weakref
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, Optional
 
-import numpy as np
-
+from .. import ops
 from ..ir.errors import GraphJitError, UnsupportedSyntaxError
 from ..tensor import Tensor
+from .calls import call
+from .control_flow import (build_guarded, build_if_stmt, condition_value,
+                           finish_return)
 from .expressions import ExpressionBuilder, LocalFunction, note_location as _note
+from .loops import build_for, build_while
 from .operators import IBINOPS
 from .source import FunctionSource, get_source
-from .values import DynamicList, GraphTensor, Undefined, set_loc
+from .state import BRK, CONT, FLAGS, RET, RETVAL, Compiler
+from .values import DynamicList, GraphTensor, Undefined, active, set_loc
 
-__all__ = ["FunctionBuilder", "Compiler", "RET", "RETVAL", "BRK", "CONT", "RAN"]
-
-# Control state lives in the environment under names user code cannot spell, so
-# branch joins and loop carries treat it like any variable (AutoGraph's flags).
-RET, RETVAL, BRK, CONT = "<returned>", "<return value>", "<break>", "<continue>"
-RAN = "<loop ran>"   # carried by a Loop whose body binds new names
-FLAGS = (RET, BRK, CONT)
-
-
-
-class Compiler:
-    """State shared by every function built for one compilation."""
-
-    def __init__(self, max_unroll: int = 256, max_depth: int = 200):
-        self.max_unroll = max_unroll
-        self.max_depth = max_depth
-        self.depth = 0
-        self.records: List[Any] = []       # explain records (control_flow.Record)
-        self.guards: List[tuple] = []      # (weakref to object, attribute, kind, value)
-        self.created: Dict[int, Any] = {}  # objects created while building, by id
-        self.warnings: List[str] = []
-        self.param_source: Dict[int, Any] = {}  # id(subgraph param) -> outer Value
-        self.external: Dict[int, Any] = {}      # containers that outlive the call, by id
-
-    def note_external(self, value):
-        if type(value) in (list, dict, set) or isinstance(value, Tensor):
-            self.external[id(value)] = value
-        return value
-
-    def record(self, rec):
-        self.records.append(rec)
-        return rec
-
-    def guard_attr(self, obj, attr, value):
-        """Remember an attribute the graph depends on (the compiled entry is used only
-        while it is unchanged). The object is held weakly: a cache must not keep its
-        Cell alive."""
-        if isinstance(value, (bool, int, float, str, type(None))) or (
-                isinstance(value, tuple) and all(isinstance(v, (bool, int, float, str,
-                                                                type(None))) for v in value)):
-            kind, key = "value", value
-        elif isinstance(value, Tensor):
-            # the graph holds this tensor's data as a constant: rebuild if either changes
-            kind, key = "tensor", (id(value), id(value._data))
-        elif isinstance(value, np.ndarray):
-            kind, key = "id", id(value)
-        else:
-            return
-        try:
-            ref = weakref.ref(obj)
-        except TypeError:
-            ref = (lambda o: lambda: o)(obj)
-        self.guards.append((ref, attr, kind, key))
-
-
-def _is_graph_arg(x) -> bool:
-    if isinstance(x, (GraphTensor, DynamicList)):
-        return True
-    if isinstance(x, (tuple, list)):
-        return any(_is_graph_arg(v) for v in x)
-    if isinstance(x, dict):
-        return any(_is_graph_arg(v) for v in x.values())
-    return False
-
-
-def _is_internal(fn) -> bool:
-    mod = getattr(fn, "__module__", None) or ""
-    return mod == "graphjit" or mod.startswith("graphjit.")
+__all__ = ["FunctionBuilder", "build_function"]
 
 
 class FunctionBuilder(ExpressionBuilder):
@@ -112,7 +48,6 @@ class FunctionBuilder(ExpressionBuilder):
 
     # -- entry -------------------------------------------------------------------------------
     def run(self):
-        from .values import active
         self.start_ctx = active()
         node = self.node
         if isinstance(node, ast.Lambda):
@@ -120,7 +55,6 @@ class FunctionBuilder(ExpressionBuilder):
         self.env[RET] = False
         self.env[RETVAL] = None
         self.exec_block(node.body)
-        from .control_flow import finish_return
         return finish_return(self, node)
 
     def loc(self, node):
@@ -130,7 +64,6 @@ class FunctionBuilder(ExpressionBuilder):
     def stop_state(self, flags=FLAGS):
         """True if a return/break/continue (of `flags`) certainly happened, a graph bool
         if it may have, False if not."""
-        from .. import ops
         graph_flags = []
         for f in flags:
             v = self.env.get(f, False)
@@ -151,7 +84,6 @@ class FunctionBuilder(ExpressionBuilder):
             if state is True:
                 return
             if state is not False:
-                from .control_flow import build_guarded
                 build_guarded(self, state, stmts[i:])
                 return
             self.exec(stmt)
@@ -257,7 +189,6 @@ class FunctionBuilder(ExpressionBuilder):
             self.env[name] = value
             self.locs[name] = loc
             return
-        from .values import active
         if active() is not self.start_ctx:
             # the branch or loop body joins this function's variables, not the owner's
             raise UnsupportedSyntaxError(
@@ -291,7 +222,6 @@ class FunctionBuilder(ExpressionBuilder):
                                      "variable and return it")
 
     def setitem(self, target, obj, key, value, stmt):
-        from .. import ops
         if isinstance(obj, (GraphTensor, Tensor)):
             if isinstance(obj, Tensor):
                 self.refuse_external_mutation(obj, stmt, target.value)
@@ -349,15 +279,12 @@ class FunctionBuilder(ExpressionBuilder):
         self.env[RET] = True
 
     def visit_If(self, node):
-        from .control_flow import build_if_stmt
         build_if_stmt(self, node)
 
     def visit_For(self, node):
-        from .loops import build_for
         build_for(self, node)
 
     def visit_While(self, node):
-        from .loops import build_while
         build_while(self, node)
 
     def visit_Break(self, node):
@@ -372,13 +299,11 @@ class FunctionBuilder(ExpressionBuilder):
 
     def visit_Assert(self, node):
         test = self.eval(node.test)
-        from .control_flow import condition_value
         cond = condition_value(self, test, node.test)
         if isinstance(cond, GraphTensor):
             msg = "" if node.msg is None else self.eval(node.msg)
             if not isinstance(msg, str):
                 msg = str(msg)
-            from .. import ops
             where = self.loc(node)
             ops.functional.runtime_assert(
                 cond, (msg + "\n" if msg else "") + f"(assert at {where.file}:{where.line}: "
@@ -485,8 +410,11 @@ class FunctionBuilder(ExpressionBuilder):
                 kwargs.update(self.eval(kw.value))
             else:
                 kwargs[kw.arg] = self.eval(kw.value)
-        from .calls import call
         return call(self, func, args, kwargs, node)
+
+    def build_call(self, fn, args, kwargs, self_obj=None):
+        """Build a call of a user function (a method, with self_obj) into this graph."""
+        return build_function(self.c, fn, args, kwargs, self_obj=self_obj)
 
     def call_local(self, f: LocalFunction, args, kwargs):
         node = f.node

@@ -9,9 +9,14 @@ import types
 
 import numpy as np
 
+from .. import ops
+from ..ir import dtypes as dt
 from ..ir.errors import UnsupportedSyntaxError
+from ..nn import Cell
+from ..ops._dispatch import apply, to_tensor
 from ..tensor import Tensor, TensorLike
-from .builder import LocalFunction, _is_graph_arg, _is_internal, build_function
+from .control_flow import branch
+from .expressions import LocalFunction, Switch
 from .values import DynamicList, GraphTensor
 
 __all__ = ["call", "GraphRange", "GraphEnumerate", "GraphZip"]
@@ -40,17 +45,22 @@ class GraphZip:
 GRAPH_ITERABLES = (GraphTensor, DynamicList, GraphRange, GraphEnumerate, GraphZip)
 
 
-class Switch:
-    """`cells[i]` with a tensor index i: calling it builds one branch per item (a chain
-    of If nodes, MindSpore's switch)."""
+def _is_graph_arg(x) -> bool:
+    if isinstance(x, (GraphTensor, DynamicList)):
+        return True
+    if isinstance(x, (tuple, list)):
+        return any(_is_graph_arg(v) for v in x)
+    if isinstance(x, dict):
+        return any(_is_graph_arg(v) for v in x.values())
+    return False
 
-    def __init__(self, items, index):
-        self.items, self.index = items, index
+
+def _is_internal(fn) -> bool:
+    mod = getattr(fn, "__module__", None) or ""
+    return mod == "graphjit" or mod.startswith("graphjit.")
 
 
 def _call_switch(b, sw: Switch, args, kwargs, node):
-    from .. import ops
-    from .control_flow import branch
     n = len(sw.items)
     idx = sw.index
     if not idx.dtype.is_integer:
@@ -146,8 +156,6 @@ def _isinstance(b, args, kwargs, node):
 def _to_scalar(kind):
     def conv(b, args, kwargs, node):
         if args and isinstance(args[0], GraphTensor):
-            from .. import ops
-            from ..ir import dtypes as dt
             x = args[0]
             n = x.type.shape
             if n is not None and any(d is not None and d != 1 for d in n):
@@ -179,7 +187,6 @@ def _minmax(which):
         vals = list(vals)
         if not any(isinstance(v, GraphTensor) for v in vals) or kwargs:
             return getattr(builtins, which)(*args, **kwargs)
-        from .. import ops
         out = vals[0]
         for v in vals[1:]:
             # Python keeps the first of equal items; for numbers the value is the same
@@ -194,7 +201,6 @@ def _print(b, args, kwargs, node):
     if any(isinstance(a, DynamicList) for a in args):
         raise UnsupportedSyntaxError("print of a list built in a loop", loc=b.loc(node),
                                      hint="print(ops.stack(lst))")
-    from .. import ops
     ops.functional.runtime_print(args, sep=kwargs.get("sep", " "), end=kwargs.get("end", "\n"))
     return None
 
@@ -218,10 +224,8 @@ def _super(b, args, kwargs, node):
 def _sum(b, args, kwargs, node):
     it = args[0]
     if isinstance(it, DynamicList):
-        from .. import ops
         return ops.sum(it.stacked(0), 0)
     if isinstance(it, GraphTensor) and _has_unknown_len(it):
-        from .. import ops
         return ops.sum(it, 0)
     return builtins.sum(*args, **kwargs)
 
@@ -270,19 +274,17 @@ def call(b, func, args, kwargs, node):
     handler = BUILTINS.get(func) if _hashable(func) else None
     if handler is not None:
         return handler(b, args, kwargs, node)
-    from .api import JitFunction, _BoundJit
     if isinstance(func, Switch):
         return _call_switch(b, func, args, kwargs, node)
-    if isinstance(func, JitFunction):
-        return build_function(b.c, func.fn, args, kwargs)
-    if isinstance(func, _BoundJit):
-        return build_function(b.c, func.jf.fn, args, kwargs, self_obj=func.obj)
-    from ..nn import Cell
+    jit_target = getattr(type(func), "_graphjit_target", None)
+    if jit_target is not None:     # an @jit function (maybe bound): (function, self or None)
+        fn, obj = jit_target(func)
+        return b.build_call(fn, args, kwargs, self_obj=obj)
     if isinstance(func, LocalFunction):
         return func(*args, **kwargs)
     if isinstance(func, Cell):
         construct = type(func).construct
-        return build_function(b.c, construct, args, kwargs, self_obj=func)
+        return b.build_call(construct, args, kwargs, self_obj=func)
     owner = getattr(func, "__self__", None)
     if type(owner) in (list, dict, set) and getattr(func, "__name__", "") in _MUTATORS:
         b.refuse_external_mutation(owner, node, node.func.value if isinstance(
@@ -293,7 +295,7 @@ def call(b, func, args, kwargs, node):
             return func(*args, **kwargs)
         if _is_graph_arg(args) or _is_graph_arg(kwargs) or isinstance(obj, Cell) or \
                 getattr(type(obj), "_graphjit_jit_class", False):
-            return build_function(b.c, f, args, kwargs, self_obj=obj)
+            return b.build_call(f, args, kwargs, self_obj=obj)
         return func(*args, **kwargs)
     if isinstance(func, types.FunctionType):
         if _is_internal(func):
@@ -302,7 +304,7 @@ def call(b, func, args, kwargs, node):
         if mod.split(".")[0] in ("numpy",):
             return _numpy_call(b, func, args, kwargs, node)
         if _is_graph_arg(args) or _is_graph_arg(kwargs):
-            return build_function(b.c, func, args, kwargs)
+            return b.build_call(func, args, kwargs)
         return func(*args, **kwargs)
     if isinstance(func, type):
         if getattr(func, "_graphjit_jit_class", False) or (
@@ -313,7 +315,7 @@ def call(b, func, args, kwargs, node):
             b.c.created[id(obj)] = obj
             init = func.__init__
             if isinstance(init, types.FunctionType) and not _is_internal(init):
-                build_function(b.c, init, args, kwargs, self_obj=obj)
+                b.build_call(init, args, kwargs, self_obj=obj)
             return obj
         obj = func(*args, **kwargs)
         b.c.created[id(obj)] = obj
@@ -324,7 +326,7 @@ def call(b, func, args, kwargs, node):
             _is_graph_arg(args) or _is_graph_arg(kwargs)):
         call_method = getattr(type(func), "__call__", None)
         if isinstance(call_method, types.FunctionType) and not _is_internal(call_method):
-            return build_function(b.c, call_method, args, kwargs, self_obj=func)
+            return b.build_call(call_method, args, kwargs, self_obj=func)
     return func(*args, **kwargs)
 
 
@@ -350,7 +352,6 @@ def _numpy_call(b, func, args, kwargs, node):
             f"numpy.{name} was called on a graph value; numpy cannot see values that exist "
             f"only when the graph runs", loc=b.loc(node),
             hint="use the graphjit.ops function that does the same")
-    from .. import ops
     fn = getattr(ops, target)
     if name in ("sum", "mean", "amax", "amin", "max", "min", "prod"):
         x = args[0]
@@ -363,7 +364,6 @@ def _numpy_call(b, func, args, kwargs, node):
         op = {"sum": "ReduceSum", "mean": "ReduceMean", "amax": "ReduceMax",
               "max": "ReduceMax", "amin": "ReduceMin", "min": "ReduceMin",
               "prod": "ReduceProd"}[name]
-        from ..ops._dispatch import apply, to_tensor
         if isinstance(axis, list):
             axis = tuple(axis)
         return apply(op, to_tensor(x), axis=axis, keep_dims=keep)

@@ -17,19 +17,25 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List
+from typing import TYPE_CHECKING, Any, Callable, Dict, List
 
 import numpy as np
 
-from ..ir.errors import ShapeJoinError, TypeJoinError, UnsupportedSyntaxError
+from .. import ops
+from ..ir.errors import (ShapeInferenceError, ShapeJoinError, TypeJoinError,
+                         UnsupportedSyntaxError)
 from ..ir.defs.effects import EFFECT_OPS
 from ..ir.graph import Graph
 from ..ir.types import num_elements
 from ..tensor import Tensor
 from . import analysis
-from .builder import BRK, CONT, RET, RETVAL, FunctionBuilder
+from .operators import CMPOPS
+from .state import BRK, CONT, RET, RETVAL
 from .values import (Collector, DynamicList, GraphContext, GraphTensor, Undefined, Unjoinable,
                      active)
+
+if TYPE_CHECKING:
+    from .builder import FunctionBuilder
 
 __all__ = ["Record", "condition_value", "build_if_stmt", "build_guarded", "build_ifexp",
            "build_boolop", "build_compare", "index_sequence", "finish_return", "branch",
@@ -56,11 +62,9 @@ class Record:
 def condition_value(b: FunctionBuilder, v, node=None):
     """A Python bool for a value known at build time, else a bool graph value with
     one element (non-bool tensors are compared with 0, as Python's truth)."""
-    from .. import ops
     if isinstance(v, GraphTensor):
         n = num_elements(v.type.shape)
         if n is not None and n != 1:
-            from ..ir.errors import ShapeInferenceError
             raise ShapeInferenceError(
                 f"The truth value of a tensor with {n} elements ({v.type}) is ambiguous",
                 loc=b.loc(node) if node is not None else None,
@@ -346,7 +350,6 @@ def _last_if_outputs():
 def build_guarded(b: FunctionBuilder, flag: GraphTensor, stmts):
     """Statements after a break/continue/return that happened under a graph condition:
     they run only where none happened."""
-    from .. import ops
     loc = b.loc(stmts[0])
 
     def rest():
@@ -407,7 +410,6 @@ def build_compare(b: FunctionBuilder, node: ast.Compare):
         else:
             c = condition_value(b, result, node)
             if isinstance(c, GraphTensor):
-                from .. import ops
                 result = ops.logical_and(c, condition_value(b, r, node))
             elif not c:
                 return result
@@ -420,12 +422,10 @@ def build_compare(b: FunctionBuilder, node: ast.Compare):
 
 
 def _compare(b, op, left, right, node):
-    from .operators import CMPOPS
     if isinstance(op, (ast.In, ast.NotIn)):
         out = _contains(b, right, left, node)
         if isinstance(op, ast.NotIn):
             if isinstance(out, GraphTensor):
-                from .. import ops
                 return ops.logical_not(out)
             return not out
         return out
@@ -433,7 +433,6 @@ def _compare(b, op, left, right, node):
         identity = _identity_of_weak_bool(left, right)
         if identity is not None:
             if isinstance(op, ast.IsNot):
-                from .. import ops
                 identity = ops.logical_not(identity)
                 identity.weak = True
             return identity
@@ -446,7 +445,6 @@ def _identity_of_weak_bool(a, b):
     for x, y in ((a, b), (b, a)):
         if isinstance(x, GraphTensor) and x.weak and x.dtype.is_bool and \
                 isinstance(y, (bool, np.bool_)):
-            from .. import ops
             out = ops.equal(x, bool(y))
             out.weak = True
             return out
@@ -454,7 +452,6 @@ def _identity_of_weak_bool(a, b):
 
 
 def _contains(b, container, x, node):
-    from .. import ops
     if isinstance(container, (GraphTensor, DynamicList)) or (
             isinstance(x, GraphTensor) and isinstance(container, (list, tuple))):
         if isinstance(container, (list, tuple)):
@@ -474,7 +471,6 @@ def _contains(b, container, x, node):
 def index_sequence(b: FunctionBuilder, seq, key: GraphTensor):
     """seq[key] for a Python list/tuple and an int graph value: the items become a
     constant tensor (numbers) or a stack (tensors of one type), read with Gather."""
-    from .. import ops
     if not key.dtype.is_integer:
         raise TypeError(f"list indices must be integers, not a {key.dtype} tensor")
     if not seq:
@@ -501,7 +497,6 @@ def index_sequence(b: FunctionBuilder, seq, key: GraphTensor):
 def index_dict(b: FunctionBuilder, d: dict, key: GraphTensor):
     """d[key] for Python int keys and an int graph value (a Python number a tensor
     condition changed): the position of the key, then index_sequence on the values."""
-    from .. import ops
     keys = list(d)
     if not keys or not key.dtype.is_integer or not all(
             isinstance(k, int) and not isinstance(k, bool) for k in keys):

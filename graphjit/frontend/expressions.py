@@ -7,11 +7,15 @@ import builtins
 
 from ..ir.errors import (GraphJitError, ShapeInferenceError, UndefinedVariableError,
                          UnsupportedSyntaxError)
+from .. import ops
+from ..nn import Cell, CellList, SequentialCell
 from ..tensor import Tensor, TensorLike
+from .control_flow import (build_boolop, build_compare, build_ifexp, condition_value,
+                           index_dict, index_sequence)
 from .operators import BINOPS, UNOPS
 from .values import DynamicList, GraphTensor, MaybeUndefined, Undefined, set_loc
 
-__all__ = ["ExpressionBuilder", "LocalFunction", "note_location"]
+__all__ = ["ExpressionBuilder", "LocalFunction", "Switch", "note_location"]
 
 
 class LocalFunction:
@@ -27,6 +31,14 @@ class LocalFunction:
 
     def __call__(self, *args, **kwargs):
         return self.builder.call_local(self, list(args), kwargs)
+
+
+class Switch:
+    """`cells[i]` with a tensor index i: calling it builds one branch per item (a chain
+    of If nodes, MindSpore's switch)."""
+
+    def __init__(self, items, index):
+        self.items, self.index = items, index
 
 
 class ExpressionBuilder:
@@ -122,7 +134,6 @@ class ExpressionBuilder:
                 f"'.{node.attr}' of a list whose length is known only at run time",
                 loc=self.loc(node), hint="use ops.stack(lst)")
         value = getattr(obj, node.attr)
-        from ..nn import Cell
         if isinstance(obj, Cell) or getattr(type(obj), "_graphjit_jit_class", False):
             self.c.guard_attr(obj, node.attr, value)
         if id(obj) not in self.c.created:
@@ -130,18 +141,14 @@ class ExpressionBuilder:
         return value
 
     def getitem(self, obj, key):
-        from ..nn import CellList, SequentialCell
         if isinstance(key, GraphTensor) and (
                 isinstance(obj, (CellList, SequentialCell)) or
                 isinstance(obj, (list, tuple)) and obj and all(callable(x) and not isinstance(
                     x, TensorLike) for x in obj)):
-            from .calls import Switch
             return Switch(list(obj), key)
         if isinstance(obj, (list, tuple)) and isinstance(key, GraphTensor):
-            from .control_flow import index_sequence
             return index_sequence(self, obj, key)
         if isinstance(obj, dict) and isinstance(key, GraphTensor):
-            from .control_flow import index_dict
             return index_dict(self, obj, key)
         if isinstance(key, slice) and any(isinstance(v, GraphTensor) for v in
                                           (key.start, key.stop, key.step)):
@@ -220,10 +227,8 @@ class ExpressionBuilder:
     def visit_UnaryOp(self, node):
         v = self.eval(node.operand)
         if isinstance(node.op, ast.Not):
-            from .control_flow import condition_value
             c = condition_value(self, v, node.operand)
             if isinstance(c, GraphTensor):
-                from .. import ops
                 out = ops.logical_not(c)
                 out.weak = True
                 return out
@@ -231,15 +236,12 @@ class ExpressionBuilder:
         return UNOPS[type(node.op)](v)
 
     def visit_BoolOp(self, node):
-        from .control_flow import build_boolop
         return build_boolop(self, node)
 
     def visit_Compare(self, node):
-        from .control_flow import build_compare
         return build_compare(self, node)
 
     def visit_IfExp(self, node):
-        from .control_flow import build_ifexp
         return build_ifexp(self, node)
 
     def visit_NamedExpr(self, node):
@@ -312,7 +314,6 @@ class ExpressionBuilder:
                 self.assign(g.target, item, g)
                 ok = True
                 for cond in g.ifs:
-                    from .control_flow import condition_value
                     c = condition_value(self, self.eval(cond), cond)
                     if isinstance(c, GraphTensor):
                         raise UnsupportedSyntaxError(

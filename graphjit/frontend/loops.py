@@ -15,29 +15,24 @@ from __future__ import annotations
 
 import ast
 import warnings
-from dataclasses import dataclass
-from typing import Any, Callable, List
+from typing import TYPE_CHECKING
 
+from .. import ops
 from ..ir.errors import GraphJitError, UnsupportedSyntaxError
-from .builder import BRK, CONT, RET, FunctionBuilder
 from .calls import GraphEnumerate, GraphRange, GraphZip
 from .control_flow import Record, branch, condition_value, describe
 from .joins import _MISSING, _lists_in, restore, snapshot
+from .loop_body import LoopSpec, _run_orelse, build_loop
+from .state import BRK, CONT, RET
 from .values import DynamicList, GraphTensor, active
+
+if TYPE_CHECKING:
+    from .builder import FunctionBuilder
 
 __all__ = ["build_for", "build_while", "LoopSpec", "loop_spec"]
 
 
-@dataclass
-class LoopSpec:
-    sliced: List[GraphTensor]            # outer values sliced along axis 0
-    trip: Any                            # None (-1), a Python int or an int graph value
-    make: Callable                       # (iteration value, slices) -> loop target value
-    describe: str = ""
-
-
 def loop_spec(b, it, node) -> LoopSpec:
-    from .. import ops
     if isinstance(it, DynamicList):
         it = it.stacked(0)
     if isinstance(it, GraphTensor):
@@ -110,7 +105,6 @@ def build_for(b: FunctionBuilder, node: ast.For):
         return
     spec = loop_spec(b, it, node)
     rec = b.c.record(Record("for", loc, "variable", "Loop", spec.describe))
-    from .loop_body import build_loop
     build_loop(b, node, "for", spec=spec, record=rec)
 
 
@@ -123,7 +117,6 @@ def _try_rolled_range(b, node, r: range, loc) -> bool:
     try:
         rec = b.c.record(Record("for", loc, "constant", "Loop",
                                 f"range of {len(r)} > max_unroll={b.c.max_unroll}"))
-        from .loop_body import build_loop
         build_loop(b, node, "for", spec=LoopSpec([], len(r), _range_maker(r),
                                                  f"range({r.start}, {r.stop}, {r.step})"),
                    record=rec)
@@ -153,7 +146,6 @@ def _range_maker(r: range):
 
 
 def _unrolled_for(b: FunctionBuilder, node, items):
-    from .. import ops
     saved = {f: b.env.get(f, _MISSING) for f in (BRK, CONT)}
     b.loop_depth += 1
     b.env[BRK] = False
@@ -184,29 +176,6 @@ def _loop_stop(b):
     return b.stop_state((RET, BRK))
 
 
-def _run_orelse(b, node):
-    from .. import ops
-    if not node.orelse:
-        return
-    brk = b.env.get(BRK, False)
-    ret = b.env.get(RET, False)
-    if brk is True or ret is True:
-        return
-    stop = brk if isinstance(brk, GraphTensor) else None
-    if isinstance(ret, GraphTensor):
-        stop = ret if stop is None else ops.logical_or(stop, ret)
-    if stop is None:
-        b.exec_block(node.orelse)
-    else:
-        def run():
-            b.env[BRK] = False
-            if isinstance(b.env.get(RET), GraphTensor):
-                b.env[RET] = False
-            b.exec_block(node.orelse)
-        branch(b, ops.logical_not(stop), run, lambda: None, b.loc(node.orelse[0]),
-               ("loop that ended normally", "loop left by break"))
-
-
 def _restore_flags(b, saved):
     for f, v in saved.items():
         if v is _MISSING:
@@ -216,7 +185,6 @@ def _restore_flags(b, saved):
 
 
 def build_while(b: FunctionBuilder, node: ast.While):
-    from .. import ops
     loc = b.loc(node)
     saved = {f: b.env.get(f, _MISSING) for f in (BRK, CONT)}
     b.loop_depth += 1
@@ -239,7 +207,6 @@ def build_while(b: FunctionBuilder, node: ast.While):
                 rec = b.c.record(Record("while", loc, "variable",
                                         "Loop" + (f" (after {count} unrolled iterations)"
                                                   if count else ""), describe(cond, b.c.param_source)))
-                from .loop_body import build_loop
                 build_loop(b, node, "while", cond0=cond, record=rec)
                 _restore_flags(b, saved)
                 return

@@ -7,10 +7,11 @@ from typing import Dict, List, Optional
 
 import numpy as np
 
+from .. import ops
 from ..ir.errors import (GraphJitError, UndefinedVariableError, UnsupportedSyntaxError)
 from ..ir.graph import Graph, Value
 from ..ir.types import TensorType
-from ..tensor import SymbolicTensor, Tensor
+from ..tensor import Recorder, SymbolicTensor, Tensor, current_recorder
 
 __all__ = ["GraphTensor", "Undefined", "Unjoinable", "MaybeUndefined", "GraphContext", "active", "current_loc", "set_loc",
            "is_graph", "DynamicList"]
@@ -18,21 +19,14 @@ __all__ = ["GraphTensor", "Undefined", "Unjoinable", "MaybeUndefined", "GraphCon
 _state = threading.local()
 
 
-def _stack() -> List["GraphContext"]:
-    s = getattr(_state, "stack", None)
-    if s is None:
-        s = _state.stack = []
-    return s
-
-
 def active() -> "GraphContext":
-    s = _stack()
-    if not s:
+    ctx = current_recorder()
+    if ctx is None:
         raise UnsupportedSyntaxError(
             "a graph value was used outside the function being compiled",
             hint="do not keep graph values (for example in self attributes or globals) after "
                  "construct returns")
-    return s[-1]
+    return ctx
 
 
 def current_loc():
@@ -45,9 +39,10 @@ def set_loc(loc):
     return old
 
 
-class GraphContext:
+class GraphContext(Recorder):
     """A graph being built, and how outer values reach it (closed subgraphs: every
-    outer value read becomes an explicit parameter, recorded in `captures`)."""
+    outer value read becomes an explicit parameter, recorded in `captures`). Entered,
+    it is the thread's current recorder (tensor.current_recorder)."""
 
     def __init__(self, graph: Graph, parent: Optional["GraphContext"] = None):
         self.graph = graph
@@ -55,13 +50,6 @@ class GraphContext:
         self.captures: Dict[int, Value] = {}   # id(outer value) -> param
         self.captured: List[Value] = []        # outer values, in param order
         self._consts: Dict[tuple, Value] = {}
-
-    def __enter__(self):
-        _stack().append(self)
-        return self
-
-    def __exit__(self, *exc):
-        _stack().pop()
 
     def owns(self, v: Value) -> bool:
         ctx = self
@@ -363,7 +351,6 @@ class DynamicList:
 
     def stacked(self, axis=0):
         """All items stacked along `axis` as one graph value."""
-        from .. import ops
         parts = []
         if self.prefix:
             parts.append(ops.stack(self.prefix, 0))
@@ -396,7 +383,6 @@ class DynamicList:
         return out
 
     def concatenated(self, axis=0):
-        from .. import ops
         s = self.stacked(0)
         shape = s.type.shape
         if shape is None:
@@ -419,7 +405,6 @@ class DynamicList:
             "loop that depends on a tensor)", hint="use ops.stack(lst).shape[0]")
 
     def __getitem__(self, i):
-        from .. import ops
         return ops.gather(self.stacked(0), i, 0)
 
     def __iter__(self):

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..ir import dtypes as dt
 from ..ir.defs.shape import encode_index
-from ..tensor import SymbolicTensor, Tensor, TensorLike
+from ..tensor import SymbolicTensor, Tensor, TensorLike, current_recorder
 from ._dispatch import apply, to_tensor
 from . import array_ops, math_ops, nn_ops
 from .array_ops import *  # noqa: F401,F403
@@ -100,22 +100,14 @@ def runtime_print(args, sep=" ", end="\n"):
         else:
             template.append(str(a))
     if not tensors:
-        from ..frontend.values import _stack
-        if _stack():      # building a graph: print each time it runs, as eager mode does
-            _graph_print(template, sep, end)
+        recorder = current_recorder()
+        if recorder is not None:   # building: print each time the graph runs, as eager mode
+            recorder.emit("Print", (), {"template": tuple(template), "sep": sep, "end": end})
         else:
             print(*args, sep=sep, end=end)
         return None
-    from ..frontend.values import GraphTensor
-    GraphTensor._apply("Print", tuple(tensors), {"template": tuple(template), "sep": sep,
-                                                 "end": end})
+    apply("Print", *tensors, template=tuple(template), sep=sep, end=end)
     return None
-
-
-def _graph_print(template, sep, end):
-    from ..frontend.values import active
-    ctx = active()
-    ctx.graph.add_node("Print", (), {"template": tuple(template), "sep": sep, "end": end})
 
 
 def runtime_assert(cond, message=""):
@@ -124,8 +116,7 @@ def runtime_assert(cond, message=""):
     if not c.dtype.is_bool:
         c = cast(c, dt.bool_)
     if isinstance(c, SymbolicTensor):
-        from ..frontend.values import GraphTensor
-        GraphTensor._apply("Assert", (c,), {"message": message})
+        apply("Assert", c, message=message)
         return None
     if not bool(np.all(c._need_data())):
         raise AssertionError(message)
@@ -139,8 +130,7 @@ def runtime_check(ok, error=ValueError, message=""):
     if not c.dtype.is_bool:
         c = cast(c, dt.bool_)
     if isinstance(c, SymbolicTensor):
-        from ..frontend.values import GraphTensor
-        GraphTensor._apply("Check", (c,), {"error": error.__name__, "message": message})
+        apply("Check", c, error=error.__name__, message=message)
         return None
     if not bool(np.all(c._need_data())):
         raise error(message)

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..ir import dtypes as dt
 from ..ir.errors import UnsupportedSyntaxError
-from ..tensor import SymbolicTensor, Tensor, TensorLike
+from ..tensor import SymbolicTensor, Tensor, TensorLike, current_recorder
 from ._dispatch import apply, to_tensor
 from .primitives import Primitive
 
@@ -100,8 +100,7 @@ class TupleToArray(Primitive):
 
 
 def _assign(variable, value, add):
-    from ..frontend.values import _stack
-    if _stack() or isinstance(variable, SymbolicTensor) or isinstance(value, SymbolicTensor):
+    if current_recorder() is not None or isinstance(variable, SymbolicTensor) or isinstance(value, SymbolicTensor):
         raise UnsupportedSyntaxError(
             "assigning to a Parameter inside a compiled function (graphjit's graphs have no "
             "side effects)", hint="return the new value and set it outside with "

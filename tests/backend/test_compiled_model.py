@@ -8,7 +8,7 @@ import pytest
 
 import graphjit as ms
 from graphjit import nn
-from graphjit.backend.compiled_model import CompiledModel, InferRequest
+from graphjit.jit.compiled_model import CompiledModel, InferRequest
 from graphjit.ir import Graph, TensorType, dtypes as dt
 from graphjit.ir.registry import register_op
 

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import graphjit as ms
-from graphjit.frontend.api import compare_results
+from graphjit.jit.api import compare_results
 import graphjit.nn
 import graphjit.ops
 

@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import graphjit as ms
-from graphjit.frontend.api import compare_results
+from graphjit.jit.api import compare_results
 from fuzzgen import Gen
 
 INPUTS = [

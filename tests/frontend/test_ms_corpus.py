@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import graphjit as ms
-from graphjit.frontend.api import JitFunction, compare_results
+from graphjit.jit.api import JitFunction, compare_results
 
 _MODULES = ["if_cases", "for_cases", "while_cases", "mixed_cases", "model_cases", "error_cases", "tricky_cases", "more_cases", "extra_cases", "probe_cases", "dtype_cases", "ms_tests_cases", "loops2_cases"]
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import graphjit as ms
-from graphjit.frontend.explain import compare_results
+from graphjit.jit.explain import compare_results
 from test_ms_corpus import _eager, _graph
 
 _MODULES = sorted(os.path.basename(p)[:-3] for p in glob.glob(

@@ -31,12 +31,13 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import graphjit as ms
 from graphjit import ops
-from graphjit.frontend.api import compare_results
+from graphjit.jit.api import compare_results
 from fuzzgen import Gen, SCALAR_VARS, TENSOR_VARS
 
 GRAPHJIT_DIR = pathlib.Path(ms.__file__).resolve().parent
 # Modules whose frames stay in a user-facing traceback: the calls the user made.
-ENTRY_POINTS = {GRAPHJIT_DIR / "frontend" / "api.py", GRAPHJIT_DIR / "nn.py"}
+ENTRY_POINTS = {GRAPHJIT_DIR / "jit" / "api.py", GRAPHJIT_DIR / "jit" / "compiled_model.py",
+                GRAPHJIT_DIR / "nn.py"}
 INTERNAL = (KeyError, AttributeError, IndexError, AssertionError, RecursionError,
             UnboundLocalError)
 BUILD_ERRORS = (ms.ShapeJoinError, ms.TypeJoinError, ms.UnsupportedSyntaxError,

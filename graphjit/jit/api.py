@@ -1,73 +1,47 @@
-"""Compiling Cells and functions: jit, jit_class, Cell calls in graph mode and compiled
-models. The cache is in cache.py, the explain report and checked equivalence in
-explain.py."""
+"""Compiling Cells and functions: jit, jit_class, explain, Cell calls in graph mode and
+what compiled models are made of. The cache is in cache.py, the explain report and
+checked equivalence in explain.py.
+
+Errors leave graphjit through one frame, the public entry point the user called
+(Cell.__call__, a @jit function, explain, compile): it raises them through
+tracebacks.user_facing; the functions below it let them through."""
 from __future__ import annotations
 
 import functools
+from typing import Any, Dict
 
-from ..context import get_context
-from ..ir.errors import GraphJitError, UnsupportedSyntaxError
+from ..ir.errors import UnsupportedSyntaxError
 from ..ir.types import format_shape
+from ..nn import Cell
+from ..tensor import current_recorder
+from ..tracebacks import user_facing
 from .cache import (CacheEntry, _arg_names, _cache_for, _call_fast, _desc, _is_tensor_key,
                     _remember_fast, _signature, _unwrap, cache_of, get_entry)
-from .explain import Report, compare_results, explain, run_checked as _run_checked
-from .values import _stack
+from .explain import Report, compare_results, run_checked as _run_checked
 
 __all__ = ["jit", "jit_class", "explain", "call_compiled", "cache_of", "compile_for_model",
            "JitFunction", "Report", "compare_results", "CacheEntry"]
 
 
 # -- public entry points ------------------------------------------------------------------------------
-def _user_facing(e: BaseException) -> BaseException:
-    """The exception with graphjit's own frames removed from its traceback (as JAX
-    filters tracebacks), unless set_context(show_internal_frames=True). Errors of our
-    own making (a bug) keep their frames: they are not the user's to read."""
-    if get_context("show_internal_frames"):
-        return e
-    internal = isinstance(e, (KeyError, AttributeError, IndexError, AssertionError)) and \
-        not getattr(e, "_graphjit_noted", False) and not isinstance(e, GraphJitError)
-    if internal:
-        return e
-    import types
-    tb = e.__traceback__
-    kept = []
-    while tb is not None:
-        if not _is_graphjit_file(tb.tb_frame.f_code.co_filename):
-            kept.append(tb)
-        tb = tb.tb_next
-    new_tb = None
-    for t in reversed(kept):
-        new_tb = types.TracebackType(new_tb, t.tb_frame, t.tb_lasti, t.tb_lineno)
-    e.__suppress_context__ = True
-    return e.with_traceback(new_tb)
-
-
-def _is_graphjit_file(path: str) -> bool:
-    import os
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    return os.path.abspath(path).startswith(root + os.sep)
-
-
 def _building() -> bool:
-    return bool(_stack())
+    return current_recorder() is not None
 
 
 def call_compiled(cell, args, kwargs):
-    """Cell.__call__ in graph mode."""
+    """Cell.__call__ in graph mode (installed as context.compiler.call_cell; the Cell's
+    __call__ raises its errors)."""
     if _building():
         raise UnsupportedSyntaxError("a Cell was called on graph values outside the builder")
     fn = type(cell).construct
     cache = _cache_for(cell, fn)
-    try:
-        hit, out = _call_fast(cache, args, kwargs)
-        if hit:
-            return out
-        entry, tensors = get_entry(cell, fn, cell, args, kwargs, cell._input_specs,
-                                   type(cell).__name__)
-        _remember_fast(cache, args, kwargs, entry)
-        return _run_checked(entry, tensors, lambda: _unwrap(fn)(cell, *args, **kwargs))
-    except Exception as e:
-        raise _user_facing(e)
+    hit, out = _call_fast(cache, args, kwargs)
+    if hit:
+        return out
+    entry, tensors = get_entry(cell, fn, cell, args, kwargs, cell._input_specs,
+                               type(cell).__name__)
+    _remember_fast(cache, args, kwargs, entry)
+    return _run_checked(entry, tensors, lambda: _unwrap(fn)(cell, *args, **kwargs))
 
 
 class JitFunction:
@@ -88,7 +62,14 @@ class JitFunction:
         return _BoundJit(self, obj)
 
     def __call__(self, *args, **kwargs):
-        return _call_jit(self, None, args, kwargs)
+        try:
+            return _call_jit(self, None, args, kwargs)
+        except Exception as e:   # raised from here: the one graphjit frame users see
+            raise user_facing(e)
+
+    def _graphjit_target(self):
+        """(function, self or None): what the front-end builds when construct calls this."""
+        return self.fn, None
 
     def compile_cache(self):
         return cache_of(self, self.fn)
@@ -101,7 +82,13 @@ class _BoundJit:
         self.__self__ = obj
 
     def __call__(self, *args, **kwargs):
-        return _call_jit(self.jf, self.obj, args, kwargs)
+        try:
+            return _call_jit(self.jf, self.obj, args, kwargs)
+        except Exception as e:   # raised from here: the one graphjit frame users see
+            raise user_facing(e)
+
+    def _graphjit_target(self):
+        return self.jf.fn, self.obj
 
 
 def _call_jit(jf: JitFunction, self_obj, args, kwargs):
@@ -112,16 +99,13 @@ def _call_jit(jf: JitFunction, self_obj, args, kwargs):
     name = getattr(jf.fn, "__name__", "function")
     specs = jf.input_signature
     cache = _cache_for(owner, jf.fn)
-    try:
-        hit, out = _call_fast(cache, args, kwargs)
-        if hit:
-            return out
-        entry, tensors = get_entry(owner, jf.fn, self_obj, args, kwargs, specs, name)
-        _remember_fast(cache, args, kwargs, entry)
-        return _run_checked(entry, tensors, lambda: jf.fn(*((self_obj,) if self_obj is not None
-                                                           else ()), *args, **kwargs))
-    except Exception as e:
-        raise _user_facing(e)
+    hit, out = _call_fast(cache, args, kwargs)
+    if hit:
+        return out
+    entry, tensors = get_entry(owner, jf.fn, self_obj, args, kwargs, specs, name)
+    _remember_fast(cache, args, kwargs, entry)
+    return _run_checked(entry, tensors, lambda: jf.fn(*((self_obj,) if self_obj is not None
+                                                       else ()), *args, **kwargs))
 
 
 def jit(function=None, *, fn=None, mode="PSJit", input_signature=None, hash_args=None,
@@ -130,7 +114,6 @@ def jit(function=None, *, fn=None, mode="PSJit", input_signature=None, hash_args
     """Compile a function (or method) per input signature whatever the mode; on a Cell
     subclass, make every instance compile its construct whatever the mode."""
     def wrap(fn):
-        from ..nn import Cell
         if isinstance(fn, type):
             if issubclass(fn, Cell):
                 fn._force_jit = True
@@ -157,10 +140,49 @@ def jit_class(cls):
     return cls
 
 
+# -- explain ------------------------------------------------------------------------------------------
+def explain(net_or_function, *inputs):
+    """Compile (or reuse) the program for these inputs and report each control-flow
+    decision and every compile-cache entry."""
+    try:
+        return _explain(net_or_function, inputs)
+    except Exception as e:   # raised from here: the one graphjit frame users see
+        raise user_facing(e)
+
+
+def _explain(net_or_function, inputs):
+    if isinstance(net_or_function, Cell):
+        get_entry(net_or_function, type(net_or_function).construct, net_or_function,
+                  list(inputs), {}, net_or_function._input_specs,
+                  type(net_or_function).__name__)
+        entries = cache_of(net_or_function)
+    else:
+        jf = net_or_function if isinstance(net_or_function, JitFunction) else None
+        fn = _unwrap(net_or_function)
+        owner = jf or _explain_owner(fn)
+        get_entry(owner, fn, None, list(inputs), {}, None, getattr(fn, "__name__", "fn"))
+        entries = cache_of(owner, fn)
+    key, _ = _signature(_arg_names(
+        type(net_or_function).construct if isinstance(net_or_function, Cell) else
+        _unwrap(net_or_function), isinstance(net_or_function, Cell)), list(inputs), {}, None)
+    current = max((i for i, e in enumerate(entries) if e.key == key), default=-1)
+    return Report(entries, current)
+
+
+_EXPLAIN_OWNERS: Dict[Any, Any] = {}
+
+
+def _explain_owner(fn):
+    o = _EXPLAIN_OWNERS.get(fn)
+    if o is None:
+        o = _EXPLAIN_OWNERS[fn] = _ModelOwner(fn)
+    return o
+
+
 # -- compiled models ------------------------------------------------------------------------------------
 def compile_for_model(target, example_inputs, name=None):
-    from ..backend.compiled_model import CompiledModel
-    from ..nn import Cell
+    """The graph, name and runner of a model compiled from a Cell or function for these
+    example inputs (compiled_model.compile makes the CompiledModel)."""
     if isinstance(target, Cell):
         fn, self_obj, owner = type(target).construct, target, target
         specs = target._input_specs
@@ -171,10 +193,7 @@ def compile_for_model(target, example_inputs, name=None):
         owner = jf or _ModelOwner(fn)
         specs = None
         label = name or getattr(fn, "__name__", "model")
-    try:
-        entry, _ = get_entry(owner, fn, self_obj, list(example_inputs), {}, specs, label)
-    except Exception as e:
-        raise _user_facing(e)
+    entry, _ = get_entry(owner, fn, self_obj, list(example_inputs), {}, specs, label)
 
     def runner(*inputs):
         key, tensors = _signature(_arg_names(fn, self_obj is not None), list(inputs), {},
@@ -187,7 +206,7 @@ def compile_for_model(target, example_inputs, name=None):
                             f"{_constants(entry.key)}, got {_constants(key)}; compile it "
                             f"again for other values")
         return entry.run(tensors)
-    return CompiledModel(entry.graph, name=label, runner=runner, source=target)
+    return entry.graph, label, runner
 
 
 def _constants(key) -> str:

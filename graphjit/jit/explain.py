@@ -1,17 +1,17 @@
-"""Explaining compilations (the explain report) and checking graph mode against eager
-mode (set_context(check_equivalence=True))."""
+"""The explain report of compilations (explain itself is in api.py) and checking graph
+mode against eager mode (set_context(check_equivalence=True))."""
 from __future__ import annotations
 
-from typing import Any, Dict, List
+from typing import List
 
 import numpy as np
 
 from ..context import PYNATIVE_MODE, get_context, set_context
 from ..ir.errors import EquivalenceError
 from ..tensor import Tensor
-from .cache import CacheEntry, _arg_names, _signature, _unwrap, cache_of, get_entry
+from .cache import CacheEntry
 
-__all__ = ["Report", "explain", "compare_results", "run_checked"]
+__all__ = ["Report", "compare_results", "run_checked"]
 
 
 def run_checked(entry, tensors, eager_fn):
@@ -134,37 +134,6 @@ class Report:
     __repr__ = __str__
 
 
-def explain(net_or_function, *inputs):
-    """Compile (or reuse) the program for these inputs and report each control-flow
-    decision and every compile-cache entry."""
-    try:
-        return _explain(net_or_function, inputs)
-    except Exception as e:
-        from .api import _user_facing
-        raise _user_facing(e)
-
-
-def _explain(net_or_function, inputs):
-    from ..nn import Cell
-    from .api import JitFunction
-    if isinstance(net_or_function, Cell):
-        get_entry(net_or_function, type(net_or_function).construct, net_or_function,
-                  list(inputs), {}, net_or_function._input_specs,
-                  type(net_or_function).__name__)
-        entries = cache_of(net_or_function)
-    else:
-        jf = net_or_function if isinstance(net_or_function, JitFunction) else None
-        fn = _unwrap(net_or_function)
-        owner = jf or _explain_owner(fn)
-        get_entry(owner, fn, None, list(inputs), {}, None, getattr(fn, "__name__", "fn"))
-        entries = cache_of(owner, fn)
-    key, _ = _signature(_arg_names(
-        type(net_or_function).construct if isinstance(net_or_function, Cell) else
-        _unwrap(net_or_function), isinstance(net_or_function, Cell)), list(inputs), {}, None)
-    current = max((i for i, e in enumerate(entries) if e.key == key), default=-1)
-    return Report(entries, current)
-
-
 def _grouped(records):
     """Consecutive identical decisions (the copies of an unrolled loop) as one."""
     out = []
@@ -183,14 +152,3 @@ def _same_decision(a, b) -> bool:
 
 def _signature_text(e: CacheEntry) -> str:
     return ", ".join(f"{p}: {t}" for p, t in e.arg_desc) or "no arguments"
-
-
-_EXPLAIN_OWNERS: Dict[Any, Any] = {}
-
-
-def _explain_owner(fn):
-    from .api import _ModelOwner
-    o = _EXPLAIN_OWNERS.get(fn)
-    if o is None:
-        o = _EXPLAIN_OWNERS[fn] = _ModelOwner(fn)
-    return o

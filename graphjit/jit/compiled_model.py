@@ -28,10 +28,14 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import numpy as np
 
+from ..backend.executor import compile_graph
 from ..ir.errors import ModelFileError
 from ..ir.graph import Graph
+from ..ir.serialize import load_model_file, save_graph
 from ..ir.types import TensorType, format_shape
-from .executor import compile_graph
+from ..tensor import Tensor, TensorSpec
+from ..tracebacks import user_facing
+from .api import compile_for_model, explain
 
 __all__ = ["CompiledModel", "InferRequest", "compile", "import_model"]
 
@@ -190,12 +194,10 @@ class CompiledModel:
         input and returns a Tensor (or a tuple of Tensors)."""
         if self._runner is not None:
             return self._own_tree(self._runner(*inputs))
-        from ..tensor import Tensor
         outs = [Tensor._wrap(o) for o in self._execute(self._prepare(list(inputs)))]
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def _own_tree(self, x):
-        from ..tensor import Tensor
         if isinstance(x, Tensor):
             a = np.asarray(x)
             if id(a) in self._const_ids or (a.base is not None and id(a.base) in
@@ -253,13 +255,11 @@ class CompiledModel:
         Raises:
             TypeError: the graph holds an attribute that is not plain data.
         """
-        from ..ir.serialize import save_graph
         save_graph(self.graph, path, name=self.name,
                    metadata={"config": dict(self._user_config)})
 
     def explain(self, *inputs):
         """The compiler's report for these inputs (models compiled from source only)."""
-        from ..frontend.api import explain
         if self.source is None:
             raise ValueError("this model was not compiled from a Cell or function")
         return explain(self.source, *inputs)
@@ -270,7 +270,6 @@ class CompiledModel:
 
 
 def _check_input(i: int, name: str, t: TensorType, x) -> np.ndarray:
-    from ..tensor import Tensor, TensorSpec
     if isinstance(x, TensorSpec) or (isinstance(x, Tensor) and not x.has_data):
         raise ValueError(f"input {i} '{name}' is a tensor without data; pass an array")
     a = x if isinstance(x, np.ndarray) else np.asarray(x)
@@ -444,9 +443,12 @@ def compile(net_or_function, *example_inputs, name: Optional[str] = None,
         the build errors of graphjit (ShapeJoinError, ...) at the user's line;
         ValueError: an unknown config key or a bad value.
     """
-    from ..frontend.api import compile_for_model
     settings = _make_config(config)
-    model = compile_for_model(net_or_function, example_inputs, name)
+    try:
+        graph, label, runner = compile_for_model(net_or_function, example_inputs, name)
+    except Exception as e:   # raised from here: the one graphjit frame users see
+        raise user_facing(e)
+    model = CompiledModel(graph, name=label, runner=runner, source=net_or_function)
     if config:
         model._user_config, model._config = dict(config), settings
     if model._runner is not None:
@@ -459,7 +461,6 @@ _TENSOR = object()   # a tensor argument in the skeleton of a call
 
 def _skeleton(x):
     """The Python-constant part of an argument: what a compiled graph has folded in."""
-    from ..tensor import Tensor, TensorSpec
     if isinstance(x, (Tensor, TensorSpec, np.ndarray)):
         return _TENSOR
     if isinstance(x, (tuple, list)):
@@ -506,7 +507,6 @@ def _guard_constants(runner: Callable, example_inputs) -> Callable:
 
 
 def _show(x) -> str:
-    from ..tensor import Tensor, TensorSpec
     if isinstance(x, (Tensor, TensorSpec)):
         return "a tensor"
     text = repr(x)
@@ -528,7 +528,6 @@ def import_model(path, config: Optional[dict] = None) -> CompiledModel:
         OSError: the file cannot be opened.
         ValueError / TypeError: `config` has an unknown key or a bad value.
     """
-    from ..ir.serialize import load_model_file
     graph, name, metadata = load_model_file(path)
     label = str(getattr(path, "name", "<stream>")) if hasattr(path, "read") else os.fspath(path)
     saved = metadata.get("config", {})

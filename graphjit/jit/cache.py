@@ -11,14 +11,15 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
+from ..backend.executor import compile_graph
 from ..context import get_context
+from ..frontend.program import Out, build_program
 from ..ir.dtypes import as_dtype
 from ..ir.graph import Graph
 from ..ir.types import TensorType, format_shape
 from ..ir.verifier import verify
+from ..nn import Cell
 from ..tensor import Tensor, TensorSpec
-from .builder import Compiler, build_function
-from .values import DynamicList, GraphContext, GraphTensor
 
 __all__ = ["CacheEntry", "cache_of", "get_entry", "build_entry", "signature"]
 
@@ -140,7 +141,7 @@ class CacheEntry:
     def run_arrays(self, arrays):
         outs = self.plan(*arrays)
         t = self.template
-        if type(t) is _Out and not t.weak and not t.is_list:
+        if type(t) is Out and not t.weak and not t.is_list:
             return Tensor._wrap(outs[t.i])
         return _fill(t, outs)
 
@@ -226,7 +227,6 @@ def _cache_for(owner, fn) -> _Cache:
 def cache_of(owner, fn=None) -> List[CacheEntry]:
     """The compiled entries of a Cell (its construct, or fn) or of a jit function,
     oldest first."""
-    from ..nn import Cell
     if fn is None:
         fn = type(owner).construct if isinstance(owner, Cell) else owner
     with _CACHES_LOCK:
@@ -235,35 +235,11 @@ def cache_of(owner, fn=None) -> List[CacheEntry]:
 
 
 # -- outputs ---------------------------------------------------------------------------------------
-class _Out:
-    __slots__ = ("i", "weak", "kind", "is_list")
-
-    def __init__(self, i, weak, kind, is_list=False):
-        self.i, self.weak, self.kind, self.is_list = i, weak, kind, is_list
-
-
-def _template(x, results: list, ctx: GraphContext):
-    if isinstance(x, GraphTensor):
-        results.append(ctx.lift(x.value))
-        return _Out(len(results) - 1, x.weak, x.dtype.kind)
-    if isinstance(x, DynamicList):
-        s = x.stacked(0)
-        results.append(ctx.lift(s.value))
-        return _Out(len(results) - 1, False, s.dtype.kind, is_list=True)
-    if isinstance(x, tuple):
-        return tuple(_template(v, results, ctx) for v in x)
-    if isinstance(x, list):
-        return [_template(v, results, ctx) for v in x]
-    if isinstance(x, dict):
-        return {k: _template(v, results, ctx) for k, v in x.items()}
-    return x
-
-
 _PY = {"b": bool, "i": int, "u": int, "f": float}
 
 
 def _fill(t, outs):
-    if isinstance(t, _Out):
+    if isinstance(t, Out):
         a = outs[t.i]
         if t.is_list:
             a = np.asarray(a)
@@ -298,52 +274,21 @@ def _arg_names(fn, skip_self: bool):
     return names[1:] if skip_self else names
 
 
-def _to_graph(x, path, tensor_map, graph):
-    """x with each tensor leaf replaced by its graph parameter (found by path)."""
-    if isinstance(x, Tensor) or isinstance(x, TensorSpec):
-        return tensor_map.get(path, x)
-    if isinstance(x, tuple):
-        return tuple(_to_graph(v, f"{path}[{i}]", tensor_map, graph) for i, v in enumerate(x))
-    if isinstance(x, list):
-        return [_to_graph(v, f"{path}[{i}]", tensor_map, graph) for i, v in enumerate(x)]
-    if isinstance(x, dict):
-        return {k: _to_graph(v, f"{path}[{k!r}]", tensor_map, graph) for k, v in x.items()}
-    return x
-
-
-def _param_name(path: str) -> str:
-    out = "".join(c if c.isalnum() or c == "_" else "_" for c in path).strip("_")
-    while "__" in out:
-        out = out.replace("__", "_")
-    return out or "arg"
-
-
 def build_entry(fn, self_obj, args, kwargs, key, tensors, name, reason) -> CacheEntry:
     """Build, verify and plan the graph of fn for one input signature."""
-    from ..backend.executor import compile_graph
     t0 = time.perf_counter()
-    compiler = Compiler(max_unroll=get_context("max_unroll"),
-                        max_depth=min(int(get_context("max_call_depth")), 400))
-    graph = Graph(name)
-    ctx = GraphContext(graph)
     names = _arg_names(fn, self_obj is not None)
-    # parameters in the order of `tensors`, the order calls pass their arrays in
-    tmap = {path: GraphTensor(graph.add_param(t, _param_name(path))) for path, _, t in tensors}
-    with ctx:
-        gargs = [_to_graph(a, names[i] if i < len(names) else f"args[{i}]", tmap, graph)
-                 for i, a in enumerate(args)]
-        gkwargs = {k: _to_graph(v, k, tmap, graph) for k, v in kwargs.items()}
-        out = build_function(compiler, _unwrap(fn), gargs, gkwargs, self_obj=self_obj)
-        results: list = []
-        template = _template(out, results, ctx)
-        graph.set_results(results)
+    program = build_program(_unwrap(fn), self_obj, args, kwargs, tensors, names, name,
+                            max_unroll=get_context("max_unroll"),
+                            max_depth=min(int(get_context("max_call_depth")), 400))
+    graph = program.graph
     verify(graph)
     plan = compile_graph(graph)
-    for w in compiler.warnings:
+    for w in program.warnings:
         import warnings as _w
         _w.warn(f"graphjit: {w}", RuntimeWarning, stacklevel=4)
-    return CacheEntry(key, graph, plan, template, compiler.guards, compiler.records,
-                      compiler.warnings, reason, time.perf_counter() - t0,
+    return CacheEntry(key, graph, plan, program.template, program.guards, program.records,
+                      program.warnings, reason, time.perf_counter() - t0,
                       _describe_signature(key, names, len(args)))
 
 

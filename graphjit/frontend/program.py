@@ -1,0 +1,106 @@
+"""One call's graph: a parameter per tensor argument, the function body built into the
+graph, its results, and the template that puts result arrays back into the structure
+the function returned. The compile cache (graphjit.jit) verifies and plans it."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, List
+
+from ..ir.graph import Graph
+from ..tensor import Tensor, TensorSpec
+from .builder import build_function
+from .state import Compiler
+from .values import DynamicList, GraphContext, GraphTensor
+
+__all__ = ["Program", "Out", "build_program"]
+
+
+@dataclass
+class Program:
+    """What the front-end builds for one input signature."""
+
+    graph: Graph
+    template: Any         # the returned structure, with an Out for each graph result
+    guards: List[tuple]   # (weakref to object, attribute, kind, value) the graph folded in
+    records: List[Any]    # control-flow decisions (control_flow.Record), for explain
+    warnings: List[str]
+
+
+class Out:
+    """A place in the returned structure filled by graph result `i`: a tensor, a Python
+    number (`weak`, of dtype kind `kind`), or a list of run-time length (`is_list`:
+    the rows of the result)."""
+
+    __slots__ = ("i", "weak", "kind", "is_list")
+
+    def __init__(self, i, weak, kind, is_list=False):
+        self.i, self.weak, self.kind, self.is_list = i, weak, kind, is_list
+
+
+def build_program(fn, self_obj, args, kwargs, tensors, arg_names, name, *, max_unroll: int,
+                  max_depth: int) -> Program:
+    """Build the graph of fn called with args and kwargs.
+
+    Args:
+        fn: the user's function (a Cell's construct with self_obj the Cell).
+        tensors: (path, tensor or None, TensorType) of each tensor argument, in the
+            order calls pass their arrays: one graph parameter each.
+        arg_names: the names of fn's positional parameters (after self).
+        name: the graph's name.
+
+    Returns:
+        The Program (not verified).
+
+    Raises:
+        the build errors of graphjit (ShapeJoinError, ...) at the user's line.
+    """
+    compiler = Compiler(max_unroll=max_unroll, max_depth=max_depth)
+    graph = Graph(name)
+    ctx = GraphContext(graph)
+    tmap = {path: GraphTensor(graph.add_param(t, _param_name(path))) for path, _, t in tensors}
+    with ctx:
+        gargs = [_to_graph(a, arg_names[i] if i < len(arg_names) else f"args[{i}]", tmap, graph)
+                 for i, a in enumerate(args)]
+        gkwargs = {k: _to_graph(v, k, tmap, graph) for k, v in kwargs.items()}
+        out = build_function(compiler, fn, gargs, gkwargs, self_obj=self_obj)
+        results: list = []
+        template = _template(out, results, ctx)
+        graph.set_results(results)
+    return Program(graph, template, compiler.guards, compiler.records, compiler.warnings)
+
+
+def _template(x, results: list, ctx: GraphContext):
+    if isinstance(x, GraphTensor):
+        results.append(ctx.lift(x.value))
+        return Out(len(results) - 1, x.weak, x.dtype.kind)
+    if isinstance(x, DynamicList):
+        s = x.stacked(0)
+        results.append(ctx.lift(s.value))
+        return Out(len(results) - 1, False, s.dtype.kind, is_list=True)
+    if isinstance(x, tuple):
+        return tuple(_template(v, results, ctx) for v in x)
+    if isinstance(x, list):
+        return [_template(v, results, ctx) for v in x]
+    if isinstance(x, dict):
+        return {k: _template(v, results, ctx) for k, v in x.items()}
+    return x
+
+
+def _to_graph(x, path, tensor_map, graph):
+    """x with each tensor leaf replaced by its graph parameter (found by path)."""
+    if isinstance(x, Tensor) or isinstance(x, TensorSpec):
+        return tensor_map.get(path, x)
+    if isinstance(x, tuple):
+        return tuple(_to_graph(v, f"{path}[{i}]", tensor_map, graph) for i, v in enumerate(x))
+    if isinstance(x, list):
+        return [_to_graph(v, f"{path}[{i}]", tensor_map, graph) for i, v in enumerate(x)]
+    if isinstance(x, dict):
+        return {k: _to_graph(v, f"{path}[{k!r}]", tensor_map, graph) for k, v in x.items()}
+    return x
+
+
+def _param_name(path: str) -> str:
+    out = "".join(c if c.isalnum() or c == "_" else "_" for c in path).strip("_")
+    while "__" in out:
+        out = out.replace("__", "_")
+    return out or "arg"

@@ -1,0 +1,63 @@
+"""State shared by the builder's modules: the control flags kept in the environment
+and the Compiler (what one compilation collects: guards, records, warnings)."""
+from __future__ import annotations
+
+import weakref
+from typing import Any, Dict, List
+
+import numpy as np
+
+from ..tensor import Tensor
+
+__all__ = ["Compiler", "RET", "RETVAL", "BRK", "CONT", "RAN", "FLAGS"]
+
+# Control state lives in the environment under names user code cannot spell, so
+# branch joins and loop carries treat it like any variable (AutoGraph's flags).
+RET, RETVAL, BRK, CONT = "<returned>", "<return value>", "<break>", "<continue>"
+RAN = "<loop ran>"   # carried by a Loop whose body binds new names
+FLAGS = (RET, BRK, CONT)
+
+
+class Compiler:
+    """State shared by every function built for one compilation."""
+
+    def __init__(self, max_unroll: int = 256, max_depth: int = 200):
+        self.max_unroll = max_unroll
+        self.max_depth = max_depth
+        self.depth = 0
+        self.records: List[Any] = []       # explain records (control_flow.Record)
+        self.guards: List[tuple] = []      # (weakref to object, attribute, kind, value)
+        self.created: Dict[int, Any] = {}  # objects created while building, by id
+        self.warnings: List[str] = []
+        self.param_source: Dict[int, Any] = {}  # id(subgraph param) -> outer Value
+        self.external: Dict[int, Any] = {}      # containers that outlive the call, by id
+
+    def note_external(self, value):
+        if type(value) in (list, dict, set) or isinstance(value, Tensor):
+            self.external[id(value)] = value
+        return value
+
+    def record(self, rec):
+        self.records.append(rec)
+        return rec
+
+    def guard_attr(self, obj, attr, value):
+        """Remember an attribute the graph depends on (the compiled entry is used only
+        while it is unchanged). The object is held weakly: a cache must not keep its
+        Cell alive."""
+        if isinstance(value, (bool, int, float, str, type(None))) or (
+                isinstance(value, tuple) and all(isinstance(v, (bool, int, float, str,
+                                                                type(None))) for v in value)):
+            kind, key = "value", value
+        elif isinstance(value, Tensor):
+            # the graph holds this tensor's data as a constant: rebuild if either changes
+            kind, key = "tensor", (id(value), id(value._data))
+        elif isinstance(value, np.ndarray):
+            kind, key = "id", id(value)
+        else:
+            return
+        try:
+            ref = weakref.ref(obj)
+        except TypeError:
+            ref = (lambda o: lambda: o)(obj)
+        self.guards.append((ref, attr, kind, key))
