@@ -25,6 +25,7 @@ class FunctionSource:
     line_offset: int   # add to AST line numbers
     col_offset: int    # add to AST column offsets (the removed indent)
     name: str
+    lines: tuple = ()  # the lines parsed, as in the file (line_offset + 1 is the first)
 
     def loc(self, node: ast.AST) -> Optional[SourceLoc]:
         lineno = getattr(node, "lineno", None)
@@ -37,8 +38,10 @@ class FunctionSource:
         end_col = getattr(node, "end_col_offset", None)
         if end_col is not None:
             end_col += self.col_offset
-        text = linecache.getline(self.file, line).rstrip("\n")
-        return SourceLoc(self.file, line, col, end_line, end_col, self.name, text)
+        # the text parsed, not the file as it is now (edited, moved, or gone from linecache)
+        i = line - self.line_offset - 1
+        text = self.lines[i] if 0 <= i < len(self.lines) else linecache.getline(self.file, line)
+        return SourceLoc(self.file, line, col, end_line, end_col, self.name, text.rstrip("\n"))
 
 
 _CACHE = {}
@@ -52,7 +55,8 @@ def get_source(fn) -> FunctionSource:
             or a C function) or is not a plain function.
     """
     code = getattr(fn, "__code__", None)
-    key = code if code is not None else fn
+    # equal code objects can come from different files (== ignores the file name)
+    key = (code, code.co_filename) if code is not None else fn
     hit = _CACHE.get(key)
     if hit is not None:
         return hit
@@ -93,7 +97,8 @@ def get_source(fn) -> FunctionSource:
                 break
         if node is None:
             raise UnsupportedSyntaxError(f"cannot find the definition of {fn.__qualname__}")
-    src = FunctionSource(fn, node, file, start - 1, indent, code.co_name if code else str(fn))
+    src = FunctionSource(fn, node, file, start - 1, indent, code.co_name if code else str(fn),
+                         tuple(lines))
     _CACHE[key] = src
     return src
 

@@ -337,6 +337,64 @@ def test_loop_join_names_both_sides_with_their_assignments(case_id):
     assert len(re.findall(r"float32|int32", text)) >= 2, text
 
 
+def _part(text, label):
+    """The lines of a message part: its label, the location line, the source, the carets."""
+    lines = text.splitlines()
+    i = lines.index(label)
+    return lines[i:i + 4]
+
+
+@pytest.mark.parametrize("case_id, stmt", [("shape_join-for", "out = ops.concat((out, row))"),
+                                           ("shape_join-while", "out = ops.expand_dims(out, 0)")])
+def test_loop_shape_join_shows_where_the_shape_changes_with_its_source(case_id, stmt):
+    case = BY_ID[case_id]
+    part = _part(str(raise_of(case)), "'out' changes shape here:")
+    line, _ = line_of(case.program, stmt)
+    assert part[1].startswith(f'  File "{source_file(case.program)}", line {line}, column '), part
+    assert part[2].strip() == stmt and set(part[3].strip()) == {"^"}, part
+
+
+_GROW = """from graphjit import nn, ops
+
+
+class Grow(nn.Cell):
+    def construct(self, x, n):
+        out = x
+        while n > 0:
+            out = ops.expand_dims(out, 0)
+            n = n - 1
+        return out
+"""
+
+
+def test_identical_programs_in_two_files_each_point_at_their_own_file(tmp_path):
+    # equal code objects from two files (== ignores the file): the second program's
+    # message named the first file, whose text was gone once that file was
+    import importlib.util
+    import linecache
+    grows = []
+    for name in ("first", "second"):
+        path = tmp_path / name / "prog.py"
+        path.parent.mkdir()
+        path.write_text(_GROW)
+        spec = importlib.util.spec_from_file_location(f"grow_{name}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        grows.append((module.Grow, path))
+    args = (_vec(), ms.Tensor(np.array(2, np.int32)))
+    for i, (grow, path) in enumerate(grows):
+        with pytest.raises(ms.ShapeJoinError) as info:
+            grow()(*args)
+        e = info.value
+        assert pathlib.Path(e.loc.file) == path and e.loc.text.strip() == "while n > 0:", str(e)
+        part = _part(str(e), "'out' changes shape here:")
+        assert part[1].startswith(f'  File "{path}", line 8, column 13'), part
+        assert part[2].strip() == "out = ops.expand_dims(out, 0)", part
+        if i == 0:
+            path.unlink()
+            linecache.checkcache()
+
+
 @pytest.mark.parametrize("case_id", ["none_join-for", "none_join-while"])
 def test_loop_none_join_names_assignments(case_id):
     case = BY_ID[case_id]
@@ -507,11 +565,47 @@ def test_builder_frames_hidden_by_default_and_shown_on_request():
     assert len(shown) > len(hidden)
 
 
-@pytest.mark.xfail(strict=True, reason="gap: the traceback of a build error still ends in "
-                   "graphjit/frontend/api.py (the frame that re-raises), not at the user's code")
-def test_traceback_ends_at_user_code():
-    frames = _frames(raise_of(BY_ID["shape_join-if"]))
-    assert not any(_in_graphjit(p) for p in frames), frames
+def _graphjit_frames(e):
+    """(file name, function) of the graphjit frames of e's traceback."""
+    return [(pathlib.Path(f.filename).name, f.name) for f in traceback.extract_tb(e.__traceback__)
+            if _in_graphjit(pathlib.Path(f.filename).resolve())]
+
+
+@ms.jit
+def _jit_shape_join(x):
+    if x.sum() > 0:
+        out = x
+    else:
+        out = ms.ops.concat((x, x))
+    return out
+
+
+class _JitMethod:
+    @ms.jit
+    def run(self, x):
+        return _jit_shape_join(x) * 2
+
+
+def test_traceback_shows_one_graphjit_frame_the_entry_point_called():
+    # below the user's own frame, only the public entry point the user called
+    cell = raise_of(BY_ID["shape_join-if"])
+    assert _graphjit_frames(cell) == [("nn.py", "__call__")], traceback.format_tb(
+        cell.__traceback__)
+    frames = traceback.extract_tb(cell.__traceback__)
+    assert not _in_graphjit(pathlib.Path(frames[0].filename).resolve())
+    calls = {
+        "@jit function": (lambda: _jit_shape_join(_vec()), ("api.py", "__call__")),
+        "@jit method": (lambda: _JitMethod().run(_vec()), ("api.py", "__call__")),
+        "ms.compile": (lambda: ms.compile(shape_join.ShapeInIf(), _vec()),
+                       ("compiled_model.py", "compile")),
+        "ms.explain": (lambda: ms.explain(shape_join.ShapeInIf(), _vec()),
+                       ("api.py", "explain")),
+    }
+    for what, (call, entry) in calls.items():
+        with pytest.raises(ms.ShapeJoinError) as info:
+            call()
+        assert _graphjit_frames(info.value) == [entry], (what, traceback.format_tb(
+            info.value.__traceback__))
 
 
 def test_explain_hides_internal_frames_too():
