@@ -11,6 +11,7 @@ import numbers
 import numpy as np
 
 from .ir import dtypes as dt
+from .ir.defs import random as _random_ops
 from .tensor import Tensor
 
 __all__ = ["initializer", "set_seed", "get_seed", "Initializer", "Normal", "Uniform",
@@ -21,11 +22,13 @@ _RNG = [np.random.default_rng(0)]
 
 
 def set_seed(seed: int) -> None:
-    """Reseed the generator every initializer draws from."""
+    """Reseed the generator every initializer draws from, and those of random ops
+    (dropout)."""
     if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
         raise ValueError(f"set_seed needs a non-negative int, got {seed!r}")
     _SEED[0] = int(seed)
     _RNG[0] = np.random.default_rng(int(seed))
+    _random_ops.reseed(int(seed))
 
 
 def get_seed() -> int:

@@ -268,8 +268,9 @@ class Identity(Cell):
 
 
 class Dropout(Cell):
-    """Dropout for inference: the identity unless the Cell is training (set_train()),
-    which graphjit does not support (random masks differ between the two modes)."""
+    """Zero each element with probability p and scale the rest by 1 / (1 - p) while the
+    Cell is training (set_train()); the identity otherwise. The masks come from the
+    generator `ms.set_seed` seeds, drawn when the program runs, in both modes."""
 
     def __init__(self, keep_prob=None, p=None, dtype=None):
         super().__init__()
@@ -280,10 +281,9 @@ class Dropout(Cell):
         self.p = float(p)
 
     def construct(self, x):
-        if self.training and self.p > 0.0:
-            raise NotImplementedError("nn.Dropout in training mode is not supported; call "
-                                      "set_train(False) to run the model for inference")
-        return x
+        if not self.training or self.p == 0.0:
+            return x
+        return ops.dropout(x, self.p, True)
 
 
 # Activation names (nn.get_activation, Dense's `activation=`) and their Cells.
@@ -342,3 +342,9 @@ class Dense(Cell):
         if self.activation is not None:
             out = self.activation(out)
         return out
+
+
+from .nn_layers import *  # noqa: F401,F403,E402  (layers built on Cell, defined above)
+from . import nn_layers as _nn_layers  # noqa: E402
+
+__all__ += list(_nn_layers.__all__)

@@ -23,6 +23,8 @@ from .nn_ops import *  # noqa: F401,F403
 
 __all__ = (list(math_ops.__all__) + list(array_ops.__all__) + list(nn_ops.__all__)
            + ["index_update", "runtime_print", "runtime_assert"])
+# layer_ops, sort_ops and the misc names join at the end of this module (their imports
+# reach primitives, which reads this module's functions)
 
 
 def _t(x):
@@ -135,3 +137,15 @@ def runtime_check(ok, error=ValueError, message=""):
     if not bool(np.all(c._need_data())):
         raise error(message)
     return None
+
+
+# -- layers, sorting, and MindSpore's functional names (F.depend, F.make_tuple, ...) -----------
+from . import layer_ops, sort_ops  # noqa: E402
+from .layer_ops import *  # noqa: F401,F403,E402
+from .sort_ops import *  # noqa: F401,F403,E402
+from .misc_ops import (assign, assign_add, depend, dtype, identity, make_tuple,  # noqa: E402
+                       scalar_to_tensor, stop_gradient, tuple_getitem, tuple_to_array)
+
+__all__ += list(layer_ops.__all__) + list(sort_ops.__all__) + [
+    "assign", "assign_add", "depend", "dtype", "identity", "make_tuple", "scalar_to_tensor",
+    "stop_gradient", "tuple_getitem", "tuple_to_array"]

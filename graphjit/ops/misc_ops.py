@@ -12,7 +12,8 @@ from .primitives import Primitive
 
 __all__ = ["print_", "Print", "stop_gradient", "StopGradient", "depend", "Depend",
            "identity", "Identity", "dtype", "DType", "scalar_to_tensor", "ScalarToTensor",
-           "tuple_to_array", "TupleToArray", "assign", "Assign", "assign_add", "AssignAdd"]
+           "tuple_to_array", "TupleToArray", "assign", "Assign", "assign_add", "AssignAdd",
+           "make_tuple", "tuple_getitem", "MakeTuple", "TupleGetItem"]
 
 
 def print_(*inputs):
@@ -131,3 +132,25 @@ class Assign(Primitive):
 class AssignAdd(Primitive):
     def __call__(self, variable, value):
         return assign_add(variable, value)
+
+
+def make_tuple(*inputs):
+    """The tuple of the inputs (MindSpore's F.make_tuple)."""
+    return tuple(inputs)
+
+
+def tuple_getitem(x, index):
+    """x[index] of a tuple (MindSpore's F.tuple_getitem)."""
+    if not isinstance(x, (tuple, list)):
+        raise TypeError(f"tuple_getitem needs a tuple, got {type(x).__name__}")
+    return x[index]
+
+
+class MakeTuple(Primitive):
+    def __call__(self, *inputs):
+        return make_tuple(*inputs)
+
+
+class TupleGetItem(Primitive):
+    def __call__(self, x, index):
+        return tuple_getitem(x, index)

@@ -15,7 +15,7 @@ from ._dispatch import apply, to_tensor
 
 __all__ = [
     "matmul", "bmm", "dense", "softmax", "log_softmax", "relu6", "leaky_relu", "gelu",
-    "silu", "softplus", "elu", "one_hot",
+    "silu", "softplus", "elu", "one_hot", "batch_dot",
 ]
 
 
@@ -117,3 +117,30 @@ def one_hot(indices, depth, on_value=1, off_value=0, axis=-1):
         else off_value
     return apply("OneHot", _t(indices), depth=depth, on_value=on, off_value=off, axis=axis,
                  dtype=out)
+
+
+def batch_dot(x1, x2, axes=None):
+    """Per batch (axis 0), the dot product of x1 and x2 over one axis of each: axes is
+    (axis of x1, axis of x2), an int n for axis n of both, or None for the last axis of
+    x1 and the second-to-last of x2 (the last if x2 has rank 2). The result is (batch,
+    the other dims of x1, the other dims of x2); two (batch, n) inputs give (batch, 1)."""
+    a, b = _t(x1), _t(x2)
+    ra, rb = a.type.rank, b.type.rank
+    if ra is None or rb is None:
+        raise TypeError("batch_dot needs inputs of known rank")
+    if ra < 2 or rb < 2:
+        raise ValueError(f"batch_dot: inputs must have rank >= 2, got {a.type} and {b.type}")
+    if axes is None:
+        axes = (ra - 1, rb - 1 if rb == 2 else rb - 2)
+    elif isinstance(axes, int) and not isinstance(axes, bool):
+        if axes == 0:
+            raise ValueError("batch_dot: axes must not be 0 (the batch axis)")
+        axes = (axes + ra, axes + rb) if axes < 0 else (axes, axes)
+    elif isinstance(axes, (tuple, list)) and len(axes) == 2 and all(
+            isinstance(i, int) and not isinstance(i, bool) for i in axes):
+        axes = (axes[0] + ra if axes[0] < 0 else axes[0], axes[1] + rb if axes[1] < 0
+                else axes[1])
+    else:
+        raise ValueError(f"batch_dot: axes must be None, an int or a pair of ints, got "
+                         f"{axes!r}")
+    return apply("BatchDot", a, b, axes=tuple(int(i) for i in axes))

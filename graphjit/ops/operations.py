@@ -2,3 +2,5 @@
 from .primitives import *  # noqa: F401,F403
 from .misc_ops import Assign, AssignAdd, Depend, DType, Identity, Print, ScalarToTensor, \
     StopGradient, TupleToArray  # noqa: F401
+from .misc_ops import MakeTuple, TupleGetItem  # noqa: F401
+from .layer_primitives import *  # noqa: F401,F403

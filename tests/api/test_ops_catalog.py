@@ -830,6 +830,21 @@ SIGNATURES = {
     ops.one_hot: "(indices, depth, on_value=1, off_value=0, axis=-1)",
     ops.leaky_relu: "(input, alpha=0.2)",
     ops.gelu: "(input_x, approximate='none')",
+    ops.conv2d: "(input, weight, bias=None, stride=1, pad_mode='valid', padding=0, dilation=1, "
+                "groups=1)",
+    ops.max_pool2d: "(x, kernel_size, stride=None, padding=0, dilation=1, "
+                    "return_indices=False, ceil_mode=False)",
+    ops.avg_pool2d: "(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False, "
+                    "count_include_pad=True, divisor_override=0)",
+    ops.batch_norm: "(input_x, running_mean, running_var, weight, bias, training=False, "
+                    "momentum=0.1, eps=1e-05)",
+    ops.layer_norm: "(input, normalized_shape, weight=None, bias=None, eps=1e-05)",
+    ops.dropout: "(input, p=0.5, training=True, seed=None)",
+    ops.topk: "(input, k, dim=None, largest=True, sorted=True)",
+    ops.sort: "(input_x, axis=-1, descending=False)",
+    ops.unique: "(input)",
+    ops.gather_elements: "(input, dim, index)",
+    ops.batch_dot: "(x1, x2, axes=None)",
 }
 
 

@@ -9,7 +9,8 @@ from ..registry import REQUIRED, register_op
 from .common import fail
 
 # ops run for their effect: a subgraph holding one must run even if its results are unused
-EFFECT_OPS = frozenset({"Print", "Assert", "CheckBound", "CheckNonZero", "Check"})
+# (random ops advance their generator: see random.py)
+EFFECT_OPS = frozenset({"Print", "Assert", "CheckBound", "CheckNonZero", "Check", "Dropout"})
 
 
 def _print_infer(ts, attrs):

@@ -125,3 +125,58 @@ register_op("OneHot", ("indices",), {"depth": REQUIRED, "on_value": 1, "off_valu
                                      "axis": -1, "dtype": dt.float32},
             infer=_one_hot_infer, kernel_factory=_one_hot_factory, family="extern",
             doc="on_value where the new axis equals the index, off_value elsewhere")
+
+
+# -- BatchDot (ops.batch_dot) ---------------------------------------------------------------
+def _batch_dot_infer(ts, attrs):
+    a, b = ts
+    dtype = promote(a.dtype, b.dtype)
+    if dtype.is_bool:
+        raise fail("BatchDot", "is not defined for bool tensors")
+    axes = attrs["axes"]
+    if not (isinstance(axes, tuple) and len(axes) == 2 and all(
+            isinstance(i, int) and not isinstance(i, bool) and i >= 1 for i in axes)):
+        raise fail("BatchDot", f"axes must be a pair of positive axes (not the batch axis 0), "
+                               f"got {axes!r}")
+    if a.shape is None or b.shape is None:
+        return TensorType(dtype, None)
+    ra, rb = len(a.shape), len(b.shape)
+    if ra < 2 or rb < 2:
+        raise fail("BatchDot", f"inputs must have rank >= 2 (the batch axis and more), got "
+                               f"{a} and {b}")
+    i, j = axes
+    if i >= ra or j >= rb:
+        raise fail("BatchDot", f"axes {axes} are out of range for {a} and {b}")
+    for x, y, what in ((a.shape[0], b.shape[0], "batch sizes"), (a.shape[i], b.shape[j],
+                                                                  "contracted dims")):
+        if None not in (x, y) and x != y:
+            raise fail("BatchDot", f"{what} of {a} and {b} differ ({x} vs {y})")
+    batch = a.shape[0] if a.shape[0] is not None else b.shape[0]
+    free_a = tuple(d for k, d in enumerate(a.shape) if k not in (0, i))
+    free_b = tuple(d for k, d in enumerate(b.shape) if k not in (0, j))
+    if ra == 2 and rb == 2:
+        return TensorType(dtype, (batch, 1))    # MindSpore keeps one dim for two vectors
+    return TensorType(dtype, (batch,) + free_a + free_b)
+
+
+def _batch_dot_factory(in_types, out_types, attrs):
+    odt = out_types[0].dtype.np
+    i, j = attrs["axes"]
+
+    def k(a, b):
+        a, b = np.asarray(a, dtype=odt), np.asarray(b, dtype=odt)
+        am = np.moveaxis(a, i, -1)                        # batch, free_a..., c
+        bm = np.moveaxis(b, j, 1)                         # batch, c, free_b...
+        n, c = a.shape[0], a.shape[i]
+        fa, fb = int(np.prod(am.shape[1:-1])), int(np.prod(bm.shape[2:]))
+        out = np.matmul(am.reshape(n, fa, c), bm.reshape(n, c, fb))
+        if a.ndim == 2 and b.ndim == 2:
+            return out.reshape(n, 1)
+        return out.reshape((n,) + am.shape[1:-1] + bm.shape[2:])
+    return k
+
+
+register_op("BatchDot", ("x1", "x2"), {"axes": REQUIRED}, infer=_batch_dot_infer,
+            kernel_factory=_batch_dot_factory, exact_dtype=True, family="extern",
+            doc="per batch (axis 0), the dot product of x1 and x2 over axes (i, j): output "
+                "(batch, free dims of x1, free dims of x2)")

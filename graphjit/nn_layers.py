@@ -1,0 +1,282 @@
+"""The common layers MindSpore models build from: Conv2d, MaxPool2d, AvgPool2d,
+BatchNorm1d/2d, LayerNorm and Embedding, with MindSpore 2.x signatures and defaults.
+
+Each layer's `construct` is ordinary code over graphjit.ops, so it runs the same in
+both modes; weights are Parameters drawn from the generator `ms.set_seed` seeds.
+"""
+from __future__ import annotations
+
+import math
+
+from . import initializer as init
+from . import ops
+from .ir.dtypes import float32, int32
+from .nn import Cell
+from .ops._dispatch import apply, to_tensor
+from .ops.layer_ops import add_channel_bias, pair, pads
+from .ops.layer_ops import pad_mode as _pad_mode
+from .ops.primitives import Primitive
+from .parameter import Parameter
+
+__all__ = ["Conv2d", "MaxPool2d", "AvgPool2d", "BatchNorm1d", "BatchNorm2d", "LayerNorm",
+           "Embedding"]
+
+
+def _positive_int(v, what, layer):
+    if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
+        raise TypeError(f"{layer}: {what} must be a positive int, got {v!r}")
+    return v
+
+
+def _check_format(data_format, layer):
+    if data_format != "NCHW":
+        raise ValueError(f"{layer}: only data_format='NCHW' is supported, got {data_format!r}")
+
+
+def check_rank(x, ranks, layer):
+    """Refuse an input whose rank is not one of `ranks` (an unknown rank passes)."""
+    r = to_tensor(x).type.rank
+    if r is not None and r not in ranks:
+        want = " or ".join(str(n) for n in ranks)
+        raise ValueError(f"{layer} expects an input of rank {want}, got {to_tensor(x).type}")
+
+
+class _Op(Primitive):
+    """A registry op with fixed attributes, applied to tensors (a layer's kernel)."""
+
+    def __init__(self, op, **attrs):
+        super().__init__(op, **attrs)
+        self.op, self.attrs = op, attrs
+
+    def __call__(self, *inputs):
+        return apply(self.op, *[to_tensor(x) for x in inputs], **self.attrs)
+
+    def __repr__(self):
+        return f"Prim[{self.op}]"
+
+
+# -- convolution ---------------------------------------------------------------------------------
+class Conv2d(Cell):
+    """2-D convolution over (N, C, H, W): weight (out_channels, in_channels / group, kh,
+    kw), no bias unless has_bias. pad_mode 'same' (the default: output ceil(H / stride)),
+    'valid' or 'pad' (`padding`: an int, (h, w) or (top, bottom, left, right)).
+
+    weight_init defaults to HeUniform(sqrt(5)) and bias_init to U(-1/sqrt(fan_in),
+    1/sqrt(fan_in)), as MindSpore; both accept what initializer() does.
+    """
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
+                 padding=0, dilation=1, group=1, has_bias=False, weight_init=None,
+                 bias_init=None, data_format="NCHW", dtype=float32):
+        super().__init__()
+        _check_format(data_format, "Conv2d")
+        self.in_channels = _positive_int(in_channels, "in_channels", "Conv2d")
+        self.out_channels = _positive_int(out_channels, "out_channels", "Conv2d")
+        self.group = _positive_int(group, "group", "Conv2d")
+        if in_channels % group or out_channels % group:
+            raise ValueError(f"Conv2d: in_channels {in_channels} and out_channels "
+                             f"{out_channels} must be divisible by group {group}")
+        self.kernel_size = pair(kernel_size, "Conv2d's kernel_size")
+        self.stride = pair(stride, "Conv2d's stride")
+        self.dilation = pair(dilation, "Conv2d's dilation")
+        self.pad_mode = pad_mode_ = _pad_mode(pad_mode, "Conv2d")
+        self.padding = pads(padding, "Conv2d's padding")
+        if pad_mode_ != "pad" and any(self.padding):
+            raise ValueError(f"Conv2d: padding {padding!r} needs pad_mode='pad', got "
+                             f"pad_mode={pad_mode!r}")
+        shape = (out_channels, in_channels // group) + self.kernel_size
+        if weight_init is None:
+            weight_init = init.HeUniform(math.sqrt(5))
+        self.weight = Parameter(init.initializer(weight_init, shape, dtype), name="weight")
+        self.has_bias = bool(has_bias)
+        self.bias = None
+        if self.has_bias:
+            if bias_init is None:
+                fan_in = (in_channels // group) * self.kernel_size[0] * self.kernel_size[1]
+                bias_init = init.Uniform(1.0 / math.sqrt(fan_in))
+            self.bias = Parameter(init.initializer(bias_init, (out_channels,), dtype),
+                                  name="bias")
+        self.conv2d = ops.Conv2D(out_channels, self.kernel_size, pad_mode=pad_mode_,
+                                 pad=self.padding, stride=self.stride, dilation=self.dilation,
+                                 group=group)
+
+    def construct(self, x):
+        out = self.conv2d(x, self.weight)
+        if self.has_bias:
+            out = add_channel_bias(out, self.bias)
+        return out
+
+
+# -- pooling -------------------------------------------------------------------------------------
+def _pool_padding(padding, layer):
+    """nn pooling padding: an int, or (h, w) for top and bottom, left and right."""
+    if isinstance(padding, (tuple, list)) and len(padding) == 4:
+        return pads(padding, f"{layer}'s padding")
+    p = pair(padding, f"{layer}'s padding")
+    return (p[0], p[0], p[1], p[1])
+
+
+class MaxPool2d(Cell):
+    """The maximum over each window of (N, C, H, W) or (C, H, W). pad_mode 'valid' (the
+    default), 'same', or 'pad' with `padding`; padding, dilation, ceil_mode and
+    return_indices (the int64 index of each maximum in the flattened H * W input) work
+    as in PyTorch."""
+
+    def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, dilation=1,
+                 return_indices=False, ceil_mode=False, data_format="NCHW"):
+        super().__init__()
+        _check_format(data_format, "MaxPool2d")
+        mode = pad_mode_of(pad_mode, padding, "MaxPool2d")
+        self.return_indices = bool(return_indices)
+        self.pool = _Op("MaxPool", kernel_size=pair(kernel_size, "MaxPool2d's kernel_size"),
+                        strides=pair(stride, "MaxPool2d's stride"), pad_mode=mode,
+                        pad=_pool_padding(padding, "MaxPool2d"),
+                        dilation=pair(dilation, "MaxPool2d's dilation"),
+                        ceil_mode=bool(ceil_mode), return_indices=self.return_indices)
+
+    def construct(self, x):
+        check_rank(x, (3, 4), "MaxPool2d")
+        return self.pool(x)
+
+
+class AvgPool2d(Cell):
+    """The mean over each window of (N, C, H, W) or (C, H, W). pad_mode 'valid' (the
+    default), 'same' (padding not counted in the mean), or 'pad' with `padding`
+    (counted when count_include_pad); divisor_override replaces the count."""
+
+    def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode=False,
+                 count_include_pad=True, divisor_override=None, data_format="NCHW"):
+        super().__init__()
+        _check_format(data_format, "AvgPool2d")
+        mode = pad_mode_of(pad_mode, padding, "AvgPool2d")
+        if divisor_override is not None and (not isinstance(divisor_override, int) or
+                                             divisor_override <= 0):
+            raise ValueError(f"AvgPool2d: divisor_override must be None or a positive int, "
+                             f"got {divisor_override!r}")
+        self.pool = _Op("AvgPool", kernel_size=pair(kernel_size, "AvgPool2d's kernel_size"),
+                        strides=pair(stride, "AvgPool2d's stride"), pad_mode=mode,
+                        pad=_pool_padding(padding, "AvgPool2d"), ceil_mode=bool(ceil_mode),
+                        count_include_pad=bool(count_include_pad),
+                        divisor_override=divisor_override or 0)
+
+    def construct(self, x):
+        check_rank(x, (3, 4), "AvgPool2d")
+        return self.pool(x)
+
+
+def pad_mode_of(mode, padding, layer):
+    mode = _pad_mode(mode, layer)
+    if mode != "pad" and padding not in (0, (0,), (0, 0), (0, 0, 0, 0), [0], [0, 0]):
+        raise ValueError(f"{layer}: padding {padding!r} needs pad_mode='pad', got "
+                         f"pad_mode={mode!r}")
+    return mode
+
+
+# -- normalization -------------------------------------------------------------------------------
+class _BatchNorm(Cell):
+    """Batch normalization over axis 1. Inference (set_train(False), the default) uses
+    the moving statistics; training (set_train()) uses the batch's mean and biased
+    variance and updates the moving ones: moving = moving * momentum + batch * (1 -
+    momentum). use_batch_statistics True or False forces one or the other."""
+
+    _ranks = ()
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.9, affine=True, gamma_init="ones",
+                 beta_init="zeros", moving_mean_init="zeros", moving_var_init="ones",
+                 use_batch_statistics=None, data_format="NCHW", dtype=float32):
+        super().__init__()
+        layer = type(self).__name__
+        _check_format(data_format, layer)
+        self.num_features = _positive_int(num_features, "num_features", layer)
+        if isinstance(momentum, bool) or not isinstance(momentum, (int, float)) or \
+                not 0 <= momentum <= 1:
+            raise ValueError(f"{layer}: momentum must be in [0, 1], got {momentum!r}")
+        if use_batch_statistics not in (None, True, False):
+            raise ValueError(f"{layer}: use_batch_statistics must be None, True or False")
+        self.eps, self.momentum = float(eps), float(momentum)
+        self.use_batch_statistics = use_batch_statistics
+        n = (num_features,)
+        self.gamma = Parameter(init.initializer(gamma_init, n, dtype), name="gamma",
+                               requires_grad=affine)
+        self.beta = Parameter(init.initializer(beta_init, n, dtype), name="beta",
+                              requires_grad=affine)
+        self.moving_mean = Parameter(init.initializer(moving_mean_init, n, dtype), name="mean",
+                                     requires_grad=False)
+        self.moving_variance = Parameter(init.initializer(moving_var_init, n, dtype),
+                                         name="variance", requires_grad=False)
+
+    def construct(self, x):
+        check_rank(x, self._ranks, type(self).__name__)
+        training = self.training if self.use_batch_statistics is None \
+            else self.use_batch_statistics
+        return ops.batch_norm(x, self.moving_mean, self.moving_variance, self.gamma,
+                              self.beta, training, 1.0 - self.momentum, self.eps)
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch normalization of (N, C) or (N, C, L) over axis 1; see _BatchNorm."""
+
+    _ranks = (2, 3)
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalization of (N, C, H, W) over axis 1; see _BatchNorm."""
+
+    _ranks = (4,)
+
+
+class LayerNorm(Cell):
+    """Normalize over the axes from begin_norm_axis (mean and biased variance), then *
+    gamma + beta, both of shape normalized_shape (the input's dims from
+    begin_params_axis)."""
+
+    def __init__(self, normalized_shape, begin_norm_axis=-1, begin_params_axis=-1,
+                 gamma_init="ones", beta_init="zeros", epsilon=1e-7, dtype=float32):
+        super().__init__()
+        if not isinstance(normalized_shape, (tuple, list)):
+            raise TypeError(f"LayerNorm: normalized_shape must be a tuple or list of ints, got "
+                            f"{normalized_shape!r}")
+        self.normalized_shape = tuple(normalized_shape)
+        self.begin_norm_axis, self.begin_params_axis = begin_norm_axis, begin_params_axis
+        self.epsilon = epsilon
+        self.gamma = Parameter(init.initializer(gamma_init, self.normalized_shape, dtype),
+                               name="gamma")
+        self.beta = Parameter(init.initializer(beta_init, self.normalized_shape, dtype),
+                              name="beta")
+        self.layer_norm = ops.LayerNorm(begin_norm_axis, begin_params_axis, epsilon)
+
+    def construct(self, x):
+        y, _, _ = self.layer_norm(x, self.gamma, self.beta)
+        return y
+
+
+# -- embedding -----------------------------------------------------------------------------------
+class Embedding(Cell):
+    """Rows of the table (vocab_size, embedding_size) picked by integer ids: the output is
+    the ids' shape plus embedding_size. The table starts as N(0, 0.01) ('normal') with
+    row padding_idx zero; use_one_hot computes one_hot(ids) @ table instead of a gather
+    (the same values)."""
+
+    def __init__(self, vocab_size, embedding_size, use_one_hot=False, embedding_table="normal",
+                 dtype=int32, padding_idx=None):
+        super().__init__()
+        self.vocab_size = _positive_int(vocab_size, "vocab_size", "Embedding")
+        self.embedding_size = _positive_int(embedding_size, "embedding_size", "Embedding")
+        self.use_one_hot = bool(use_one_hot)
+        table = init.initializer(embedding_table, (vocab_size, embedding_size), float32)
+        if padding_idx is not None:
+            if not isinstance(padding_idx, int) or not -vocab_size <= padding_idx < vocab_size:
+                raise ValueError(f"Embedding: padding_idx must be an int in [-{vocab_size}, "
+                                 f"{vocab_size}), got {padding_idx!r}")
+            data = table.asnumpy().copy()
+            data[padding_idx] = 0
+            table = data
+        self.padding_idx = padding_idx
+        self.dtype = dtype
+        self.embedding_table = Parameter(table, name="embedding_table")
+
+    def construct(self, ids):
+        if self.use_one_hot:
+            hot = ops.one_hot(ids, self.vocab_size, 1.0, 0.0)
+            return ops.matmul(hot, self.embedding_table)
+        return ops.gather(self.embedding_table, ids, 0)
