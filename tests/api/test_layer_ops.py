@@ -601,3 +601,11 @@ LAYER_SIGNATURES = {
 def test_layer_and_primitive_signatures(cls, signature):
     import inspect
     assert str(inspect.signature(cls)) == signature
+
+
+def test_a_window_larger_than_an_unknown_input_fails_when_the_graph_runs():
+    net = nn.MaxPool2d(3, 1)
+    net.set_inputs(ms.Tensor(shape=[1, 1, None, None], dtype=ms.float32))
+    assert net(R(1, 1, 4, 4)).shape == (1, 1, 2, 2)
+    with pytest.raises(ValueError, match="larger than the padded input"):
+        net(R(1, 1, 2, 5))

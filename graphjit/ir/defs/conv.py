@@ -100,6 +100,9 @@ def _windows(x, k, s, d, mode, p, ceil_mode, fill):
         width = [(0, 0)] * (x.ndim - 2) + [(pads[0], pads[1]), (pads[2], pads[3])]
         x = np.pad(x, width, constant_values=fill)
     eh, ew = d[0] * (k[0] - 1) + 1, d[1] * (k[1] - 1) + 1
+    if x.shape[-2] < eh or x.shape[-1] < ew:      # only unknown dims reach here
+        raise ValueError(f"the window ({k[0]}x{k[1]}, dilation {d}) is larger than the padded "
+                         f"input of shape {x.shape}")
     win = sliding_window_view(x, (eh, ew), axis=(-2, -1))
     return win[..., ::s[0], ::s[1], ::d[0], ::d[1]], (t, b, ob, lft, r, orr)
 
