@@ -485,6 +485,11 @@ class Recorder:
         """Add a node `op` over inputs (graph values, Tensors or arrays); returns it."""
         raise NotImplementedError
 
+    def apply(self, op: str, inputs, attrs):  # pragma: no cover - overridden
+        """Record `op` over inputs, graph values or not (a random op on a constant must
+        still draw when the graph runs); returns its graph values, as `_apply` does."""
+        raise NotImplementedError
+
 
 _recording = threading.local()
 

@@ -23,6 +23,7 @@ MAY_NOT_IMPORT = {
     "tensor": {"frontend", "jit", "nn"},
     "ops": {"frontend", "jit", "nn"},
     "nn": {"frontend", "jit"},          # Cell.__call__ reaches jit through context.compiler
+    "nn_layers": {"frontend", "jit"},   # the layers of nn, in a module of their own
     "context": {"frontend", "jit", "nn", "backend"},
     "backend": {"frontend", "jit", "nn"},
     "frontend": {"backend", "jit"},

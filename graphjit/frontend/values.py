@@ -114,6 +114,9 @@ class GraphContext(Recorder):
         node = self.graph.add_node(op, vals, attrs, loc=current_loc(), names=names)
         return node
 
+    def apply(self, op: str, inputs, attrs):
+        return GraphTensor._apply(op, inputs, attrs)
+
 
 def is_graph(x) -> bool:
     return isinstance(x, (GraphTensor, DynamicList))

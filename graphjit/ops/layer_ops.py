@@ -7,7 +7,7 @@ program runs, in both modes.
 """
 from __future__ import annotations
 
-from ..tensor import SymbolicTensor, TensorLike
+from ..tensor import SymbolicTensor, TensorLike, current_recorder
 from ._dispatch import apply, to_tensor
 from . import math_ops as M
 from .array_ops import ones, reshape, zeros
@@ -175,10 +175,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 def apply_random(op, x, **attrs):
     """Run or record a random op. While a graph is being built it is recorded even on a
     constant input: drawing at build time would freeze one draw into the graph."""
-    if not isinstance(x, SymbolicTensor):
-        from ..frontend.values import GraphTensor, _stack    # TODO(layers): recording context
-        if _stack():
-            return GraphTensor._apply(op, (x,), attrs)
+    recorder = current_recorder()
+    if recorder is not None and not isinstance(x, SymbolicTensor):
+        return recorder.apply(op, (x,), attrs)
     return apply(op, x, **attrs)
 
 
