@@ -24,7 +24,6 @@ import numpy as np
 from .. import ops
 from ..ir.errors import (ShapeInferenceError, ShapeJoinError, TypeJoinError,
                          UnsupportedSyntaxError)
-from ..ir.defs.effects import EFFECT_OPS
 from ..ir.graph import Graph
 from ..ir.types import num_elements
 from ..tensor import Tensor
@@ -267,7 +266,7 @@ def branch(b: FunctionBuilder, cond: GraphTensor, then_fn: Callable, else_fn: Ca
         DynamicList."""
         return {k: to_dynamic.get(id(v), v) if type(v) is list else v for k, v in env.items()}
 
-    if not pairs and not (_has_effects(ctx_t.graph) or _has_effects(ctx_e.graph)):
+    if not pairs and not (ctx_t.graph.has_effects() or ctx_e.graph.has_effects()):
         b.env = rebind_dynamic(merged)
         b.locs.update(merged_locs)
         store_objects(())
@@ -294,12 +293,6 @@ class _Appended:
 
     head: tuple
     items: list
-
-
-def _has_effects(graph) -> bool:
-    """Whether running the graph does something besides computing its results (prints,
-    asserts, run-time checks): such a branch must run even if it joins nothing."""
-    return any(n.op in EFFECT_OPS for n in graph.walk())
 
 
 def _unify_params(sources, *ctxs) -> list:

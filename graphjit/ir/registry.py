@@ -17,10 +17,23 @@ import numpy as np
 from .errors import MissingInferenceError, OpNotFoundError, ShapeInferenceError
 from .types import TensorType
 
-__all__ = ["OpDef", "register_op", "get_op", "has_op", "all_ops", "REQUIRED", "FAMILIES"]
+__all__ = ["OpDef", "register_op", "get_op", "has_op", "all_ops", "REQUIRED", "FAMILIES",
+           "EFFECTS"]
 
 REQUIRED = object()  # marks an attribute without a default
 FAMILIES = ("elementwise", "reduction", "shape", "creation", "extern", "control")
+
+# What an op may do besides computing its outputs (OpDef.effects; None: nothing, the op
+# is pure). A node with effects is never removed, duplicated, merged with an equal
+# one, or moved by a pass, so nodes with effects keep their order; "read" alone
+# (reading state, as a Parameter read) may still be removed when nothing uses it.
+EFFECTS = {
+    "io": "writes outside the graph (Print)",
+    "check": "raises an error on some inputs (Assert, run-time checks)",
+    "read": "reads state that other nodes may write (a Parameter)",
+    "write": "updates state (Assign, optimizer updates of a Parameter)",
+    "random": "draws random numbers (each run differs)",
+}
 
 InferFn = Callable[[Sequence[TensorType], Dict[str, Any]], Any]
 
@@ -42,6 +55,8 @@ class OpDef:
         exact_dtype: the kernel always returns the inferred dtypes (no cast needed).
         infer_takes_consts: infer is also given `consts`, a tuple parallel to the
             inputs holding the numpy value of each input a Const node makes (else None).
+        effects: None for a pure op (its outputs depend only on its inputs and
+            attributes, and running it does nothing else), else one of EFFECTS.
     """
 
     name: str
@@ -54,6 +69,7 @@ class OpDef:
     kernel_factory: Optional[Callable] = None
     exact_dtype: bool = False
     infer_takes_consts: bool = False
+    effects: Optional[str] = None
 
     @property
     def variadic(self) -> bool:
@@ -146,7 +162,7 @@ def register_op(name: str, inputs: Sequence[str] = (), attrs: Optional[Dict[str,
                 infer: Optional[InferFn] = None, kernel: Optional[Callable] = None,
                 family: str = "extern", doc: str = "", kernel_factory=None,
                 exact_dtype: bool = False, replace: bool = False,
-                infer_takes_consts: bool = False) -> OpDef:
+                infer_takes_consts: bool = False, effects: Optional[str] = None) -> OpDef:
     """Declare an operator and add it to the global registry.
 
     Args:
@@ -159,24 +175,31 @@ def register_op(name: str, inputs: Sequence[str] = (), attrs: Optional[Dict[str,
         kernel: numpy kernel (*arrays, **attrs) -> array(s).
         family: elementwise, reduction, shape, creation, extern or control.
         doc: what the op computes.
+        effects: None if the op is pure, else what else it does: one of EFFECTS
+            ("io", "check", "read", "write", "random"). Passes never remove, merge,
+            duplicate or move a node with effects (a "read" node may be removed
+            when unused).
 
     Returns:
         The OpDef.
 
     Raises:
-        ValueError: the name is taken, or the family is unknown.
+        ValueError: the name is taken, or the family or effects value is unknown.
     """
     if not isinstance(name, str) or not name.isidentifier():
         raise ValueError(f"op name must be an identifier, got {name!r}")
     if family not in FAMILIES:
         raise ValueError(f"unknown op family '{family}'; use one of {', '.join(FAMILIES)}")
+    if effects is not None and effects not in EFFECTS:
+        raise ValueError(f"unknown effects value {effects!r}; use None (a pure op) or one of "
+                         f"{', '.join(EFFECTS)}")
     if name in _REGISTRY and not replace:
         raise ValueError(f"op '{name}' is already registered (pass replace=True to redefine it)")
     inputs = tuple(inputs)
     if any(i.startswith("*") for i in inputs[:-1]):
         raise ValueError("only the last input of an op may be variadic ('*name')")
     op = OpDef(name, inputs, dict(attrs or {}), infer, kernel, family, doc, kernel_factory,
-               exact_dtype, infer_takes_consts)
+               exact_dtype, infer_takes_consts, effects)
     _REGISTRY[name] = op
     return op
 

@@ -1,4 +1,6 @@
-"""Operators run for their effect: Print (at run time) and Assert."""
+"""Operators run for their effect: Print (at run time), Assert and the run-time checks.
+
+Each declares `effects` (see registry.EFFECTS), so no pass removes, merges or moves it."""
 from __future__ import annotations
 
 import sys
@@ -7,10 +9,6 @@ import numpy as np
 
 from ..registry import REQUIRED, register_op
 from .common import fail
-
-# ops run for their effect: a subgraph holding one must run even if its results are unused
-# (random ops advance their generator: see random.py)
-EFFECT_OPS = frozenset({"Print", "Assert", "CheckBound", "CheckNonZero", "Check", "Dropout"})
 
 
 def _print_infer(ts, attrs):
@@ -28,6 +26,7 @@ def _print_factory(in_types, out_types, attrs):
 
 register_op("Print", ("*xs",), {"template": REQUIRED, "sep": " ", "end": "\n"},
             infer=_print_infer, kernel=None, kernel_factory=_print_factory, family="extern",
+            effects="io",
             doc="print the pieces of `template` (strings, or indices of the inputs) at run time")
 
 
@@ -49,7 +48,7 @@ def _assert_factory(in_types, out_types, attrs):
 
 
 register_op("Assert", ("condition",), {"message": ""}, infer=_assert_infer,
-            kernel_factory=_assert_factory, family="extern",
+            kernel_factory=_assert_factory, family="extern", effects="check",
             doc="raise AssertionError(message) at run time if the condition is false")
 
 
@@ -65,6 +64,7 @@ def _nonzero_factory(in_types, out_types, attrs):
 
 register_op("CheckNonZero", ("x",), {"message": "division by zero"},
             infer=lambda ts, attrs: ts[0], kernel_factory=_nonzero_factory, family="extern",
+            effects="check",
             doc="x itself; raises ZeroDivisionError when it has a zero (Python's rule for "
                 "dividing Python numbers)")
 
@@ -84,7 +84,7 @@ def _bound_factory(in_types, out_types, attrs):
 
 
 register_op("CheckBound", ("ran",), {"name": REQUIRED}, infer=lambda ts, attrs: (),
-            kernel_factory=_bound_factory, family="extern",
+            kernel_factory=_bound_factory, family="extern", effects="check",
             doc="raise UnboundLocalError unless `ran` (the loop that binds `name` ran)")
 
 
@@ -102,5 +102,6 @@ def _check_factory(in_types, out_types, attrs):
 
 register_op("Check", ("ok",), {"error": "ValueError", "message": ""},
             infer=lambda ts, attrs: (), kernel_factory=_check_factory, family="extern",
+            effects="check",
             doc="raise error(message) (KeyError, IndexError or ValueError) unless ok: the "
                 "run-time form of a Python check")

@@ -2,8 +2,8 @@
 
 A random kernel draws from a generator held here when it runs, so eager and graph mode
 draw the same numbers in the same order after `ms.set_seed(n)` reseeds them. Drawing
-advances the generator: a random node is an effect, never to be folded, merged with
-another or dropped (it is in EFFECT_OPS).
+advances the generator: a random node is an effect (effects="random"), never to be
+folded, merged with another, moved or dropped.
 """
 from __future__ import annotations
 
@@ -70,5 +70,6 @@ def _dropout_factory(in_types, out_types, attrs):
 
 register_op("Dropout", ("x",), {"keep_prob": 0.5, "seed": None}, infer=_dropout_infer,
             kernel_factory=_dropout_factory, exact_dtype=True, family="extern",
+            effects="random",
             doc="x * mask / keep_prob with a random 0/1 mask (1 with probability keep_prob); "
                 "outputs the result and the mask")
