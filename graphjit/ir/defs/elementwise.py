@@ -64,10 +64,19 @@ def _binary(name, ufunc, doc, result="promote", no_bool=False, int_only=False):
 
 
 def _pow(a, b):
-    """x ** y. numpy refuses an integer to a negative integer power; here it is
+    """x ** y. A one-element exponent of 2 is x * x, and of 0.5 (floats) is sqrt(x), as
+    numpy's `**` operator computes them (np.power may round differently, and gives +0
+    for (-0) ** 0.5); graph passes rewrite such a Pow to Mul and Sqrt, which then agree
+    bit for bit. numpy refuses an integer to a negative integer power; here it is
     1 / x ** -y truncated toward zero (1 for x == 1, +-1 for x == -1, else 0), so the
     kernel never fails on data and eager and graph mode agree."""
     a, b = np.asarray(a), np.asarray(b)
+    if b.size == 1 and b.ndim <= a.ndim and a.dtype == b.dtype:
+        e = b.reshape(-1)[0]
+        if e == 2:
+            return np.multiply(a, a)
+        if e == 0.5 and a.dtype.kind == "f":
+            return np.sqrt(a)
     if a.dtype.kind not in "iu" or b.dtype.kind != "i":
         return np.power(a, b)
     neg = b < 0
