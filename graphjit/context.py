@@ -21,6 +21,11 @@ _DEFAULTS = {
     "show_internal_frames": False,
     # Warn (RuntimeWarning) when a Cell compiles again for a new input signature.
     "warn_recompile": False,
+    # Run the graph passes (graphjit.passes: folding, CSE, dead values, ...) on every
+    # graph before it runs; off, graphs run as the front-end built them.
+    "optimize_graphs": True,
+    # Print each graph's node counts after every pass (to stderr), for debugging.
+    "dump_passes": False,
     # Accepted for MindSpore compatibility; they change nothing here.
     "device_target": "CPU",
     "device_id": 0,
@@ -41,7 +46,8 @@ _context = dict(_DEFAULTS)
 
 def set_context(**kwargs: Any) -> None:
     """Set options: mode (GRAPH_MODE or PYNATIVE_MODE), max_unroll, check_equivalence,
-    show_internal_frames, warn_recompile; MindSpore's device options are accepted.
+    show_internal_frames, warn_recompile, optimize_graphs, dump_passes; MindSpore's
+    device options are accepted.
 
     Raises:
         ValueError: a bad value, or an unknown option close to a known one (a typo);
@@ -63,6 +69,8 @@ def set_context(**kwargs: Any) -> None:
                              f"got {v!r}")
         if k == "max_unroll" and (not isinstance(v, int) or v < 0):
             raise ValueError(f"set_context: max_unroll must be a non-negative int, got {v!r}")
+        if k in ("optimize_graphs", "dump_passes") and not isinstance(v, bool):
+            raise ValueError(f"set_context: {k} must be True or False, got {v!r}")
         _context[k] = v
 
 

@@ -19,6 +19,7 @@ from ..ir.graph import Graph
 from ..ir.types import TensorType, format_shape
 from ..ir.verifier import verify
 from ..nn import Cell
+from ..passes import optimize
 from ..tensor import Tensor, TensorSpec
 
 __all__ = ["CacheEntry", "cache_of", "get_entry", "build_entry", "signature"]
@@ -283,6 +284,7 @@ def build_entry(fn, self_obj, args, kwargs, key, tensors, name, reason) -> Cache
                             max_depth=min(int(get_context("max_call_depth")), 400))
     graph = program.graph
     verify(graph)
+    graph = optimize(graph, get_context("optimize_graphs"), get_context("dump_passes"))
     plan = compile_graph(graph)
     for w in program.warnings:
         import warnings as _w
