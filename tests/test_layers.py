@@ -27,6 +27,9 @@ MAY_NOT_IMPORT = {
     "context": {"frontend", "jit", "nn", "backend"},
     "backend": {"frontend", "jit", "nn"},
     "frontend": {"backend", "jit"},
+    # graph-to-graph transforms see graphs only
+    "passes": {"frontend", "backend", "jit", "nn", "tensor", "ops", "context", "common",
+               "initializer", "model", "parameter", "tracebacks"},
 }
 
 

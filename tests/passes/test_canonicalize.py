@@ -2,7 +2,7 @@
 import numpy as np
 
 import graphjit as ms
-from graphjit.frontend.cache import cache_of
+from graphjit.jit.cache import cache_of
 from graphjit.ir import Graph, verify
 from graphjit.ir.builders import if_
 from graphjit.passes import canonicalize

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import graphjit as ms
-from graphjit.frontend.cache import cache_of
+from graphjit.jit.cache import cache_of
 from graphjit.ir import Graph
 from graphjit.passes import eliminate_dead_values, fold_constants, simplify_algebra
 from pass_helpers import F16, F32, F64, I32, T, check_pass, same_bits

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import graphjit as ms
 from graphjit.backend.executor import compile_graph
-from graphjit.frontend.cache import cache_of
+from graphjit.jit.cache import cache_of
 from graphjit.ir import verify
 from graphjit.passes import DEFAULT_PASSES, PassPipeline, dump_counts, dump_ir
 from graphjit.passes.common import clone_graph
