@@ -24,6 +24,8 @@ from . import dtypes as _dt
 
 __all__ = ["Value", "Node", "Graph"]
 
+_PURE: FrozenSet[str] = frozenset()
+
 
 class Value:
     """An SSA value: a graph parameter or one output of a node."""
@@ -86,8 +88,11 @@ class Node:
         subgraphs. Empty for a pure node, which a pass may remove when unused,
         merge with an equal one, or move."""
         own = get_op(self.op).effects
+        subs = self.subgraphs()
+        if not subs:
+            return _PURE if own is None else frozenset((own,))
         found = {own} if own else set()
-        for sub in self.subgraphs():
+        for sub in subs:
             for n in sub.nodes:
                 found |= n.effects()
         return frozenset(found)

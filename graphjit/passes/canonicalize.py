@@ -53,8 +53,10 @@ def canonicalize(graph: Graph) -> Graph:
 
 
 class _Canonicalizer:
-    """Runs the rules to a fixed point, graph by graph; a subgraph already at its fixed
-    point is not visited again until a rule changes it from outside."""
+    """Runs the rules over each graph in one forward sweep (a node's users come after
+    it, so they see its rewrites in the same sweep), again only after a rule that
+    moves nodes (inlining, merging); a subgraph at its fixed point is not visited
+    again until a rule changes it from outside."""
 
     def __init__(self):
         self.clean: Set[Graph] = set()
@@ -62,72 +64,69 @@ class _Canonicalizer:
     def dirty(self, *graphs: Graph) -> None:
         self.clean.difference_update(graphs)
 
-    def graph(self, g: Graph) -> bool:
-        """Canonicalize g (and, through its If/Loop nodes, their subgraphs); returns
-        whether anything changed."""
+    def graph(self, g: Graph) -> None:
+        """Canonicalize g and, through its If/Loop nodes, their subgraphs."""
         if g in self.clean:
-            return False
-        any_change = False
+            return
         for _ in range(_MAX_ROUNDS):
-            changed = False
+            again = False
             consts: Dict[tuple, Value] = {}
             for node in list(g.nodes):
                 if node.graph is not g:          # moved or erased by an earlier rule
                     continue
-                changed |= self.node(g, node, consts)
+                again |= self.node(g, node, consts)
             dead = _dead_nodes(g)
             if dead:
                 g.erase_nodes(dead)
-                changed = True
-            any_change |= changed
-            if not changed:
+            if not again:
                 break
         self.clean.add(g)
-        return any_change
 
     def node(self, g: Graph, node: Node, consts: Dict[tuple, Value]) -> bool:
+        """Apply the rules to one node; returns whether the graph needs another sweep
+        (nodes were moved or made before this one)."""
         if node.op == "Const":
-            return _dedupe_const(g, node, consts)
+            _dedupe_const(g, node, consts)
+            return False
         if node.op == "If":
             return self.if_node(g, node)
         if node.op == "Loop":
-            return self.graph(node.attrs["body"])
-        if not any(o.users for o in node.outputs) and not _has_result(g, node):
+            self.graph(node.attrs["body"])
             return False
-        return fold_node(g, node) or simplify_node(g, node)
+        if any(o.users for o in node.outputs) or _has_result(g, node):
+            fold_node(g, node) or simplify_node(g, node)
+        return False
 
     def if_node(self, g: Graph, node: Node) -> bool:
-        merged = merge_into_previous(g, node)
-        if merged is not None:
-            self.dirty(merged.attrs["then_graph"], merged.attrs["else_graph"])
-            return True
         cond = node.inputs[0]
-        changed = False
         p = cond.producer
         if p is not None and p.op == "LogicalNot" and p.inputs[0].type == cond.type:
             a = node.attrs
             g.rewrite_node(node, "If", (p.inputs[0],) + node.inputs[1:],
                            {"then_graph": a["else_graph"], "else_graph": a["then_graph"]})
             cond = node.inputs[0]
-            changed = True
+        merged = merge_into_previous(g, node)
+        if merged is not None:
+            self.dirty(merged.attrs["then_graph"], merged.attrs["else_graph"])
+            return True
         then_g, else_g = node.attrs["then_graph"], node.attrs["else_graph"]
         if _propagate_condition(node):
             self.dirty(then_g, else_g)
-            changed = True
-        changed |= self.graph(then_g)
-        changed |= self.graph(else_g)
+        self.graph(then_g)
+        self.graph(else_g)
         c = const_value(cond)
         if c is not None and _inline_taken(g, node, bool(c.reshape(-1)[0])):
             return True
-        changed |= _fold_outputs(g, node)
+        again = _fold_outputs(g, node)
         new = drop_if_outputs(g, node)
         if new is not node:
-            self.dirty(then_g, else_g)
-            changed = True
+            for sub in (then_g, else_g):
+                sub.erase_nodes(_dead_nodes(sub))
         if not new.outputs and removable(new):
             g.erase_nodes([new])
-            return True
-        return drop_unused_if_operands(g, new) or changed
+        else:
+            drop_unused_if_operands(g, new)
+        return again
 
 
 def _dead_nodes(g: Graph):
@@ -218,10 +217,11 @@ def _inline_taken(g: Graph, node: Node, taken: bool) -> bool:
 
 
 def _fold_outputs(g: Graph, node: Node) -> bool:
-    """Point the uses of If outputs that do not depend on the branch elsewhere."""
+    """Point the uses of If outputs that do not depend on the branch elsewhere;
+    returns whether it made a node (a negation of the condition, before the If)."""
     then_g, else_g = node.attrs["then_graph"], node.attrs["else_graph"]
     cond = node.inputs[0]
-    changed = False
+    made = False
     for k, o in enumerate(node.outputs):
         if not (o.users or any(r is o for r in g.results)):
             continue
@@ -237,10 +237,10 @@ def _fold_outputs(g: Graph, node: Node) -> bool:
                 elif y and not x:
                     new = g.add_node("LogicalNot", (cond,), loc=node.loc,
                                      before=node).outputs[0]
+                    made = True
         if new is not None and new.type == o.type:
             g.replace_all_uses_with(o, new)
-            changed = True
-    return changed
+    return made
 
 
 def _same_either_way(g: Graph, node: Node, o: Value, a: Value, b: Value, then_g: Graph,

@@ -46,20 +46,27 @@ def _has_effects(node: Node, impure: Dict[Graph, bool]) -> bool:
 
 
 def _cse(g: Graph, keys: Dict[Any, Any], impure: Dict[Graph, bool]) -> None:
-    seen: Dict[tuple, Node] = {}
+    # (op, inputs) -> the first node with them, or {attribute key: node} once two
+    # have them: attribute keys (subgraph structures, constant bytes) are made only
+    # for nodes that may be equal
+    seen: Dict[tuple, Any] = {}
     big: Dict[tuple, List[Node]] = {}      # large constants by (dtype, shape)
     dead: List[Node] = []
     for node in g.nodes:
         if _has_effects(node, impure):
             continue
-        first = None
         if node.op == "Const" and node.attrs["value"].nbytes > _INLINE_BYTES:
             first = _same_big_const(node, big)
         else:
-            key = (node.op, tuple(id(v) for v in node.inputs), attrs_key(node.attrs, keys))
-            first = seen.setdefault(key, node)
-        if first is node or first is None or \
-                [o.type for o in first.outputs] != [o.type for o in node.outputs]:
+            prefix = (node.op, tuple(map(id, node.inputs)))
+            entry = seen.get(prefix)
+            if entry is None:
+                seen[prefix] = node
+                continue
+            if not isinstance(entry, dict):
+                entry = seen[prefix] = {attrs_key(entry.attrs, keys): entry}
+            first = entry.setdefault(attrs_key(node.attrs, keys), node)
+        if first is node or [o.type for o in first.outputs] != [o.type for o in node.outputs]:
             continue
         for old, new in zip(node.outputs, first.outputs):
             g.replace_all_uses_with(old, new)

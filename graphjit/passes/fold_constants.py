@@ -18,7 +18,7 @@ import numpy as np
 from ..ir.graph import Graph, Node
 from ..ir.registry import get_op
 from ..ir.types import num_elements
-from .common import const_value, each_graph
+from .common import each_graph
 
 __all__ = ["fold_constants", "fold_node", "FOLD_LIMIT"]
 
@@ -40,6 +40,10 @@ def fold_node(g: Graph, node: Node) -> bool:
     """Turn node into a Const if it folds; returns whether it did."""
     if node.op == "Const" or len(node.outputs) != 1:
         return False
+    for v in node.inputs:            # the cheap test first: most nodes fail it
+        p = v.producer
+        if p is None or p.op != "Const":
+            return False
     opdef = get_op(node.op)
     if opdef.family not in _FAMILIES or opdef.effects is not None:
         return False
@@ -47,9 +51,7 @@ def fold_node(g: Graph, node: Node) -> bool:
     n = num_elements(out.shape)
     if n is None or n > FOLD_LIMIT:
         return False
-    arrays = [const_value(v) for v in node.inputs]
-    if any(a is None for a in arrays):
-        return False
+    arrays = [v.producer.attrs["value"] for v in node.inputs]
     try:
         kernel = opdef.make_kernel([v.type for v in node.inputs], [out], node.attrs)
         with np.errstate(all="ignore"):

@@ -21,17 +21,17 @@ __all__ = ["Pass", "PassPipeline", "DEFAULT_PASSES", "optimize", "dump_counts", 
 Pass = Callable[[Graph], Graph]
 
 # canonicalize folds constants and simplifies arithmetic as it goes (as MLIR's
-# canonicalizer runs the op folders); merging equal nodes and dropping dead ones
-# expose more of that, hence the second round; invariant nodes leave Loops before
-# the batched products look for invariant matrices.
+# canonicalizer runs the op folders); merged equal nodes (two negations of one flag,
+# say) and dropped dead ones expose more of that, and so do values moved out of Loops,
+# hence its second run; invariant nodes leave Loops before the batched products look
+# for invariant matrices.
 DEFAULT_PASSES: Sequence[Pass] = (
     canonicalize,
     eliminate_common_subexpressions,
     eliminate_dead_values,
-    canonicalize,
     hoist_loop_invariants,
     batch_sliced_matmuls,
-    eliminate_common_subexpressions,
+    canonicalize,
     eliminate_dead_values,
 )
 

@@ -68,7 +68,11 @@ def simplify_node(g: Graph, node: Node) -> bool:
 
 def _all_equal(v: Value, x) -> bool:
     a = const_value(v)
-    return a is not None and a.size > 0 and bool(np.all(a == x))
+    if a is None or a.size == 0:
+        return False
+    if a.size == 1:
+        return a.reshape(-1)[0].item() == x
+    return bool(np.all(a == x))
 
 
 def _all_bits(v: Value, x) -> bool:
@@ -77,9 +81,11 @@ def _all_bits(v: Value, x) -> bool:
     a = const_value(v)
     if a is None or a.size == 0:
         return False
+    want = np.asarray(x, dtype=a.dtype).tobytes()
+    if a.size == 1:
+        return a.tobytes() == want
     got = np.ascontiguousarray(a).reshape(-1).view(np.uint8).reshape(a.size, -1)
-    want = np.asarray(x, dtype=a.dtype).reshape(1).view(np.uint8)
-    return bool(np.all(got == want))
+    return bool(np.all(got == np.frombuffer(want, np.uint8)))
 
 
 def _zero_for_add(v: Value) -> bool:
