@@ -1,5 +1,7 @@
 """Merges nodes that compute the same thing: one op on the same inputs with equal
 attributes (as torch.fx's CSE pass, without its deny list: effects say what stays).
+Two nodes whose outputs are both results of their graph stay apart (eager mode
+returns two arrays, not one a caller could write through twice).
 
     %a = Sub(%x, %mu)                     %a = Sub(%x, %mu)
     %b = Sub(%x, %mu)           ->        %c = Mul(%a, %a)
@@ -52,6 +54,7 @@ def _cse(g: Graph, keys: Dict[Any, Any], impure: Dict[Graph, bool]) -> None:
     seen: Dict[tuple, Any] = {}
     big: Dict[tuple, List[Node]] = {}      # large constants by (dtype, shape)
     dead: List[Node] = []
+    results = {id(r) for r in g.results}
     for node in g.nodes:
         if _has_effects(node, impure):
             continue
@@ -68,6 +71,9 @@ def _cse(g: Graph, keys: Dict[Any, Any], impure: Dict[Graph, bool]) -> None:
             first = entry.setdefault(attrs_key(node.attrs, keys), node)
         if first is node or [o.type for o in first.outputs] != [o.type for o in node.outputs]:
             continue
+        if any(id(o) in results for o in node.outputs) and \
+                any(id(o) in results for o in first.outputs):
+            continue      # two results would be one array (they are two in eager mode)
         for old, new in zip(node.outputs, first.outputs):
             g.replace_all_uses_with(old, new)
         dead.append(node)

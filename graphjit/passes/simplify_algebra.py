@@ -13,7 +13,9 @@
     %y = LogicalAnd(%b, true)    ->   %b       (LogicalOr(%b, false) too)
 
 A rewrite applies only where the output type (dtype and shape) is unchanged, so
-promotion and broadcasting are exactly as before. The Pow rules match the Pow
+promotion and broadcasting are exactly as before. A result of the graph is replaced
+only by a value that is an array of its own (x * 1 returned stays a new array, not an
+alias of the input x that a caller could write through). The Pow rules match the Pow
 kernel, which computes a scalar exponent 2 as x * x and 0.5 as sqrt(x) (numpy's
 `**` does the same), so eager and graph mode agree. Floating-point powers other
 than 2 and 0.5 stay Pow: x * x * x rounds twice where pow rounds once.
@@ -27,6 +29,7 @@ from typing import Optional
 import numpy as np
 
 from ..ir.graph import Graph, Node, Value
+from ..ir.registry import get_op
 from .common import const_value, each_graph
 
 __all__ = ["simplify_algebra", "simplify_node"]
@@ -62,8 +65,25 @@ def simplify_node(g: Graph, node: Node) -> bool:
         return True
     if same.type != out.type:
         return False
+    if _is_result(g, out) and (_is_result(g, same) or not _fresh(same)):
+        # returned, it must not share its array with an input or another result, as
+        # it does not in eager mode (a caller could write through one into the other)
+        return False
     g.replace_all_uses_with(out, same)
     return True
+
+
+# ops whose kernels may return their input or a view of it
+_MAY_ALIAS = frozenset({"Identity", "Cast", "If", "Loop"})
+
+
+def _fresh(v: Value) -> bool:
+    """v is an array of its own: made by a node whose kernel returns a new array (or
+    a read-only constant), not a parameter or a possible view of one."""
+    p = v.producer
+    if p is None or p.op in _MAY_ALIAS:
+        return False
+    return p.op == "Const" or get_op(p.op).family in ("elementwise", "reduction")
 
 
 def _all_equal(v: Value, x) -> bool:

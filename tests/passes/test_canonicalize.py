@@ -77,7 +77,8 @@ def _nots_and_passthrough():
     nn = g.apply("LogicalNot", g.apply("LogicalNot", b))
     y, z = if_(g, c, lambda _, u, w: (u, w), lambda gb, u, w: (u, gb.apply("Neg", w)),
                [x, x], names=["y", "z"])
-    g.set_results([nn, y, z])
+    kept = g.apply("LogicalNot", g.apply("LogicalNot", b))    # a result: not an alias of b
+    g.set_results([g.apply("Select", nn, y, z), kept])
     return g
 
 
@@ -91,7 +92,10 @@ graph nots(%b: bool[3], %x: f32[3], %c: bool[]) {
       %0: f32[3] = Neg(%x_2)
       return %0
     }
-  return %b, %x, %z
+  %1: bool[3] = LogicalNot(%b)
+  %2: bool[3] = LogicalNot(%1)
+  %3: f32[3] = Select(%b, %x, %z)
+  return %3, %2
 }"""
 
 

@@ -24,7 +24,9 @@ def _repeated():
     (i2,) = if_(g, c, lambda gb, u: gb.apply("Neg", u), lambda gb, u: u, [sq])
     g.add_node("Print", [i1], {"template": (0,)})
     g.add_node("Print", [i1], {"template": (0,)})
-    g.set_results([i1, i2, s, g.apply("Add", x, zero), g.apply("Add", x, minus_zero)])
+    twice = [g.apply("Abs", x), g.apply("Abs", x)]       # two results stay two arrays
+    g.set_results([i1, g.apply("Exp", i2), s, g.apply("Add", x, zero),
+                   g.apply("Add", x, minus_zero), *twice])
     return g
 
 
@@ -48,14 +50,18 @@ graph cse(%x: f32[3], %c: bool[]) {
     }
   Print(%8) template=(0,) sep=' ' end='\\n'
   Print(%8) template=(0,) sep=' ' end='\\n'
-  %12: f32[3] = Add(%x, %4)
-  %13: f32[3] = Add(%x, %5)
-  return %8, %8, %7, %12, %13
+  %12: f32[3] = Abs(%x)
+  %13: f32[3] = Abs(%x)
+  %14: f32[3] = Exp(%8)
+  %15: f32[3] = Add(%x, %4)
+  %16: f32[3] = Add(%x, %5)
+  return %8, %14, %7, %15, %16, %12, %13
 }"""
 
 
 def test_cse_merges_equal_nodes_constants_and_ifs_but_not_effects(capsys):
-    """Equal subgraphs merge by structure; 0.0 and -0.0 stay apart; both Prints stay."""
+    """Equal subgraphs merge by structure; 0.0 and -0.0 stay apart; both Prints stay;
+    two results stay two values."""
     check_pass(lambda g: eliminate_dead_values(eliminate_common_subexpressions(g)),
                _repeated(), CSE, (X, np.bool_(True)), (X, np.bool_(False)))
     assert capsys.readouterr().out.count("\n") == 8     # 2 Prints x 2 runs, before and after

@@ -59,7 +59,7 @@ def _algebra():
     g = Graph("algebra")
     x = g.add_param(T(F32, 3), "x")
     k = g.add_param(T(I32, 3), "k")
-    g.set_results([
+    exprs = [
         g.apply("Mul", x, g.const(np.float32(1))),
         g.apply("Add", x, g.const(np.float32(-0.0))),
         g.apply("Add", x, g.const(np.float32(0.0))),      # stays: -0.0 + 0.0 is +0.0
@@ -68,13 +68,18 @@ def _algebra():
         g.apply("Pow", x, g.const(np.float32(2))),
         g.apply("Pow", x, g.const(np.float32(0.5))),
         g.apply("Pow", x, g.const(np.float32(3))),        # stays: pow rounds once
-        g.apply("Pow", k, g.const(np.int32(3))),
         g.apply("Neg", g.apply("Neg", x)),
         g.apply("Cast", x, dtype=F32),
         g.apply("Mul", x, g.const(np.ones((2, 3), np.float32))),   # stays: broadcasts
+    ]
+    ints = [
+        g.apply("Pow", k, g.const(np.int32(3))),
         g.apply("Add", k, g.const(np.int32(0))),
         g.apply("Mul", k, g.const(np.float32(1))),        # stays: int32 * f32 is f32
-    ])
+    ]
+    # each read by an Exp; a result itself is not made an alias of x
+    g.set_results([g.apply("Exp", e) for e in exprs] + [g.apply("Abs", e) for e in ints] +
+                  [g.apply("Mul", x, g.const(np.float32(1)))])
     return g
 
 
@@ -86,13 +91,29 @@ graph algebra(%x: f32[3], %k: i32[3]) {
   %3: f32[3] = Sqrt(%x)
   %4: f32[] = Const(3.0:float32)
   %5: f32[3] = Pow(%x, %4)
-  %6: i32[3] = Mul(%k, %k)
-  %7: i32[3] = Mul(%6, %k)
-  %8: f32[2,3] = Const([[1.,1.,1.], [1.,1.,1.]]:float32)
-  %9: f32[2,3] = Mul(%x, %8)
+  %6: f32[2,3] = Const([[1.,1.,1.], [1.,1.,1.]]:float32)
+  %7: f32[2,3] = Mul(%x, %6)
+  %8: i32[3] = Mul(%k, %k)
+  %9: i32[3] = Mul(%8, %k)
   %10: f32[] = Const(1.0:float32)
   %11: f32[3] = Mul(%k, %10)
-  return %x, %x, %1, %x, %x, %2, %3, %5, %7, %x, %x, %9, %k, %11
+  %12: f32[3] = Exp(%x)
+  %13: f32[3] = Exp(%x)
+  %14: f32[3] = Exp(%1)
+  %15: f32[3] = Exp(%x)
+  %16: f32[3] = Exp(%x)
+  %17: f32[3] = Exp(%2)
+  %18: f32[3] = Exp(%3)
+  %19: f32[3] = Exp(%5)
+  %20: f32[3] = Exp(%x)
+  %21: f32[3] = Exp(%x)
+  %22: f32[2,3] = Exp(%7)
+  %23: i32[3] = Abs(%9)
+  %24: i32[3] = Abs(%k)
+  %25: f32[3] = Abs(%11)
+  %26: f32[] = Const(1.0:float32)
+  %27: f32[3] = Mul(%x, %26)
+  return %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %27
 }"""
 
 
