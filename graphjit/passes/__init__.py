@@ -10,8 +10,9 @@ from .hoist_loop_invariants import hoist_loop_invariants
 from .merge_ifs import merge_ifs
 from .pipeline import DEFAULT_PASSES, PassPipeline, dump_counts, dump_ir, optimize
 from .simplify_algebra import simplify_algebra
+from .slice_loop_gathers import slice_loop_gathers
 
 __all__ = ["batch_sliced_matmuls", "canonicalize", "eliminate_common_subexpressions",
            "eliminate_dead_values", "fold_constants", "hoist_loop_invariants", "merge_ifs",
-           "simplify_algebra", "DEFAULT_PASSES", "PassPipeline", "dump_counts", "dump_ir",
+           "simplify_algebra", "slice_loop_gathers", "DEFAULT_PASSES", "PassPipeline", "dump_counts", "dump_ir",
            "optimize"]

@@ -15,6 +15,7 @@ from .common import Stats
 from .eliminate_common_subexpressions import eliminate_common_subexpressions
 from .eliminate_dead_values import eliminate_dead_values
 from .hoist_loop_invariants import hoist_loop_invariants
+from .slice_loop_gathers import slice_loop_gathers
 
 __all__ = ["Pass", "PassPipeline", "DEFAULT_PASSES", "optimize", "dump_counts", "dump_ir"]
 
@@ -24,13 +25,14 @@ Pass = Callable[[Graph], Graph]
 # canonicalizer runs the op folders); merged equal nodes (two negations of one flag,
 # say) and dropped dead ones expose more of that, and so do values moved out of Loops,
 # hence its second run; invariant nodes leave Loops before the batched products look
-# for invariant matrices.
+# for invariant matrices, and the gathers those leave become slices.
 DEFAULT_PASSES: Sequence[Pass] = (
     canonicalize,
     eliminate_common_subexpressions,
     eliminate_dead_values,
     hoist_loop_invariants,
     batch_sliced_matmuls,
+    slice_loop_gathers,
     canonicalize,
     eliminate_dead_values,
 )

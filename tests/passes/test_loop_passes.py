@@ -5,7 +5,8 @@ import pytest
 
 from graphjit.ir import Graph
 from graphjit.ir.builders import loop
-from graphjit.passes import batch_sliced_matmuls, eliminate_dead_values, hoist_loop_invariants
+from graphjit.passes import (batch_sliced_matmuls, eliminate_dead_values, hoist_loop_invariants,
+                             slice_loop_gathers)
 from pass_helpers import F32, F64, I64, T, check_pass, run, same_bits
 
 RNG = np.random.default_rng(0)
@@ -272,3 +273,44 @@ def test_numpy_batched_matmul_is_the_per_slice_matmul(dtype, shape):
     left = v @ x
     for t in range(lead[0]):
         assert same_bits(left[t], v @ x[t])
+
+
+SLICED = """\
+graph rnn2(%x: f32[5,2,3], %h0: f32[2,4], %w: f32[3,4]) {
+  %0: i64[] = Const(5:int64)
+  %1: bool[] = Const(True:bool)
+  %h: f32[2,4] = Loop(%0, %1, %h0, %w, %x) body=@body
+    subgraph body(%h0_1: f32[2,4], %w_1: f32[3,4], %x_t: f32[1,2,3]) {
+      %2: f32[2,3] = Squeeze(%x_t) axis=0
+      %3: f32[2,4] = MatMul(%2, %w_1) transpose_a=False transpose_b=False
+      %4: f32[2,4] = Add(%3, %h0_1)
+      %5: bool[] = Const(True:bool)
+      return %5, %4
+    }
+    port_map {
+      execution_condition %5
+      input %h0 -> %h0_1
+      input %w -> %w_1
+      input %x -> %x_t slice axis=0
+      back_edge %4 -> %h0_1
+      output %h <- %4
+    }
+  return %h
+}"""
+
+
+def test_slice_loop_gathers():
+    """Gather(x, iteration) becomes a slice of x where the Loop stops within x; with
+    more iterations than x has rows the Gather (and its error) stays."""
+    xs = RNG.standard_normal((5, 2, 3)).astype(np.float32)
+    h0 = RNG.standard_normal((2, 4)).astype(np.float32)
+    w = RNG.standard_normal((3, 4)).astype(np.float32)
+    check_pass(lambda g: eliminate_dead_values(slice_loop_gathers(g)), _gathered(), SLICED,
+               (xs, h0, w))
+    g = _gathered()
+    g.nodes[0].attrs["value"] = np.array(6, np.int64)     # a trip count beyond x's rows
+    text = str(g)
+    slice_loop_gathers(g)
+    assert str(g) == text
+    with pytest.raises(IndexError):
+        run(g, xs, h0, w)
