@@ -191,9 +191,9 @@ def _propagate_condition(node: Node) -> bool:
                          (node.attrs["else_graph"], not then_value)):
             p = g.params[k]
             shape = p.type.shape
-            if not (p.users or any(r is p for r in g.results)) or shape is None or \
-                    any(d is None for d in shape):
-                continue
+            if not p.type.dtype.is_bool or not (p.users or any(r is p for r in g.results)) \
+                    or shape is None or any(d is None for d in shape):
+                continue      # (the negation of an int is a bool; the int is no constant)
             first = g.nodes[0] if g.nodes else None
             c = make_const(g, np.full(shape, value, dtype=np.bool_), before=first)
             g.replace_all_uses_with(p, c)

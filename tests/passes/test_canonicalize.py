@@ -6,7 +6,7 @@ from graphjit.jit.cache import cache_of
 from graphjit.ir import Graph, verify
 from graphjit.ir.builders import if_
 from graphjit.passes import canonicalize
-from pass_helpers import BOOL, F32, T, check_pass, count
+from pass_helpers import BOOL, F32, I32, T, check_pass, count, run
 
 X = np.array([1.0, -2.0, 3.0], np.float32)
 
@@ -136,6 +136,17 @@ graph neg(%x: f32[3], %c: bool[]) {
 def test_if_on_a_negation_swaps_branches_and_propagates_the_condition():
     check_pass(canonicalize, _negated_condition(), NEGATED, (X, np.bool_(True)),
                (X, np.bool_(False)))
+
+
+def test_the_negation_of_an_int_is_no_bool_constant():
+    g = Graph("int_flag")
+    k = g.add_param(T(I32), "k")
+    (y,) = if_(g, g.apply("LogicalNot", k), lambda b, u: b.apply("Neg", u),
+               lambda b, u: b.apply("Add", u, u), [k], names=["y"])
+    g.set_results([y])
+    canonicalize(g)
+    verify(g)
+    assert run(g, np.int32(0))[0] == 0 and run(g, np.int32(3))[0] == 6
 
 
 def _demo():
