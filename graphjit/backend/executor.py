@@ -1,45 +1,51 @@
-"""Runs graphs: each graph becomes one Python function generated once from its plan.
+"""Runs graphs: each lowered graph becomes one Python module generated once.
 
-The plan binds every node to a kernel chosen for its exact input and output types
-(OpDef.make_kernel) and gives every value a local variable; a Const is a global
-holding its array, and ops that one numpy expression computes identically (same-
-dtype arithmetic and comparisons, Squeeze/ExpandDims as views, MatMul as `@`) are
-written as that expression, so numpy scalars stay on numpy's fast path. If and
-Loop are not calls: their subgraphs are generated inline, If as an `if`/`else`
-statement and Loop as a `while` statement specialised to its port map
-(graphjit.backend.loop), so an iteration runs the body's kernels and a few
-assignments. For `Loop(%n, true, x * 2)` with a body `tanh(h + 1)`:
+The graph is lowered first (graphjit.backend.lowering): its nodes grouped into
+fused elementwise kernels, extern kernels (one node, its own kernel) and If/Loop
+with lowered bodies. Every kernel is then written as Python: a value is a local
+variable (a Const a global holding its array); an extern node is a call of the
+kernel chosen for its exact types (OpDef.make_kernel) or, where a numpy expression
+computes it identically, that expression (same-dtype arithmetic as operators,
+Squeeze/ExpandDims as views, MatMul as `@`, max/min/sum as ufunc reductions); a
+fused kernel is written by graphjit.backend.fusion (small: inline, into buffers it
+owns; large: a helper function over cache-sized blocks). If and Loop are not calls:
+their bodies are inline, If as an `if`/`else` statement and Loop as a `while`
+statement specialised to its port map (graphjit.backend.loop). Each value is
+deleted after its last use. For `Loop(%n, true, x * 2)` with a body `tanh(h + 1)`:
 
     def run(v0, v1):
-        v3 = v1 * c2                # Mul(%x, 2.0)
+        v3 = v1 * c2                # fused Mul(%x, 2.0)
+        del v1
         n5 = _trip_count6(v0)       # the Loop's driver
         p8 = v3                     #   the back-edged parameter's first value
         i9 = 0
         while i9 < n5:
             v12 = p8 + c11          #   the body, inline
-            v14 = k13(v12)          #   Tanh
-            p8 = v14                #   the back edge
+            u13(v12, v12)           #   Tanh, into the buffer of h + 1 (it dies here)
+            p8 = v12                #   the back edge
             i9 += 1
         v16 = p8                    #   the last value
         return (v16,)
 
-Nothing is looked up or rebuilt per call or per iteration.
+Nothing is looked up or rebuilt per call or per iteration. A failure is reported
+at the node of the line that raised (a map from generated lines to nodes).
 """
 from __future__ import annotations
 
 import itertools
 import linecache
 import traceback
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from ..ir.errors import GraphJitError, GraphRuntimeError
-from ..ir.graph import Graph, Node
+from ..ir.graph import Graph
 from ..ir.registry import get_op
 from ..ir.types import num_elements
+from .lowering import CONTROL, EXTERN, FUSED, Kernel, Program, lower, lower_bodies
 
-__all__ = ["compile_graph", "CompiledGraph", "make_node_kernel"]
+__all__ = ["compile_graph", "CompiledGraph", "make_node_kernel", "Emitter"]
 
 _counter = itertools.count()
 
@@ -49,13 +55,15 @@ class CompiledGraph:
 
     Attributes:
         graph: the IR graph.
+        program: the lowered program it runs (print it to see the kernels).
         fn: the generated function (no error wrapping, no errstate).
-        source: its Python source, for reading and debugging.
+        source: the generated Python source, for reading and debugging.
     """
 
     def __init__(self, graph: Graph):
         self.graph = graph
-        self.fn, self.source, self._nodes = generate(graph)
+        self.program = lower(graph)
+        self.fn, self.source, self._nodes = generate(self.program)
 
     def __call__(self, *args):
         try:
@@ -115,99 +123,32 @@ def truth(c, what: str = "condition") -> bool:
     return bool(a.reshape(-1)[0])
 
 
-# numpy ufuncs that a Python operator computes identically when both inputs have one
-# dtype of the given kinds (b bool, i/u int, f float); on numpy scalars the operator
-# takes numpy's scalar fast path, ~15x quicker than calling the ufunc
-_OPERATORS = {
-    np.add: ("+", "iuf"), np.subtract: ("-", "iuf"), np.multiply: ("*", "iuf"),
-    np.true_divide: ("/", "f"),
-    np.less: ("<", "biuf"), np.less_equal: ("<=", "biuf"), np.greater: (">", "biuf"),
-    np.greater_equal: (">=", "biuf"), np.equal: ("==", "biuf"),
-    np.not_equal: ("!=", "biuf"),
-    np.logical_and: ("&", "b"), np.logical_or: ("|", "b"), np.logical_xor: ("^", "b"),
-}
-
-
-def _operator(kernel, node) -> Optional[str]:
-    try:
-        op, kinds = _OPERATORS[kernel]
-    except (KeyError, TypeError):
-        return None
-    if len(node.inputs) != 2 or len(node.outputs) != 1:
-        return None
-    a, b = (v.type.dtype for v in node.inputs)
-    return op if a is b and a.kind in kinds else None
-
-
-def _index_text(rank: int, picks) -> str:
-    """The text of an index over `rank` dims with `picks` {dim: text} (others `:`)."""
-    last = max(picks)
-    return ", ".join(picks.get(k, ":") for k in range(last + 1))
-
-
-def _inline_squeeze(node, x):
-    t, o = node.inputs[0].type, node.outputs[0].type
-    axis = node.attrs.get("axis")
-    if t.rank is None or o.rank in (None, 0) or axis is None or axis == ():
-        return None
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
-    axes = {int(a) % t.rank for a in axes}
-    if any(t.shape[a] != 1 for a in axes):
-        return None   # np.squeeze checks an unknown dim at run time; x[0] would not
-    return f"{x}[{_index_text(t.rank, {a: '0' for a in axes})}]"
-
-
-def _inline_expand_dims(node, x):
-    t = node.inputs[0].type
-    if t.rank is None:
-        return None
-    a = int(node.attrs["axis"]) % (t.rank + 1)
-    return f"{x}[{_index_text(t.rank + 1, {a: 'None'})}]"
-
-
-def _inline_matmul(node, x, y):
-    (a, b), o = (v.type for v in node.inputs), node.outputs[0].type
-    if node.attrs.get("transpose_a") or node.attrs.get("transpose_b"):
-        return None
-    if a.dtype is not o.dtype or b.dtype is not o.dtype or not a.rank or not b.rank:
-        return None
-    return f"{x} @ {y}"
-
-
-# ops that a numpy expression computes identically (a view for the shape ops),
-# without a call: the frontend's sliced and concatenated loop values are
-# Squeeze(slice, 0) and ExpandDims(value, 0)
-_INLINE = {"Squeeze": _inline_squeeze, "ExpandDims": _inline_expand_dims,
-           "MatMul": _inline_matmul}
-
-
-def _const_value(arr):
-    """A Const's runtime value: 0-d arrays become numpy scalars, as numpy's own
-    kernels return them, so scalar arithmetic stays on numpy's fast path."""
-    return arr[()] if isinstance(arr, np.ndarray) and arr.ndim == 0 else arr
-
-
 def is_one_element_bool(t) -> bool:
     """A value of this type can be tested with a plain `if v:` (numpy agrees)."""
     return t.dtype.is_bool and t.shape is not None and num_elements(t.shape) == 1
 
 
+# -- the emitter ------------------------------------------------------------------------------
 class Emitter:
-    """Writes the Python source of one generated function.
+    """Writes the Python source of one generated module: helper functions (large
+    fused kernels) and the `run` function.
 
-    Every value gets a local variable (or, for a Const, a global holding the
-    array); kernels and constants live in `env`, the function's globals; `nodes`
-    maps line numbers of the source to the node each line runs, for errors.
+    Every value gets a local variable (a Const, a global holding its value); kernels
+    and constants live in `env`, the module's globals. Lines are kept with the node
+    each runs, for the map from line numbers to nodes that errors use.
     """
 
     def __init__(self):
-        self.env: Dict[str, object] = {"np": np, "_truth": truth,
+        self.env: Dict[str, object] = {"np": np, "_truth": truth, "_copyto": np.copyto,
                                        "_numpy_value": (np.ndarray, np.generic)}
-        self.lines: List[str] = []
+        self.lines: List[Tuple[str, object]] = []
+        self.helpers: List[Tuple[str, object]] = []
         self.names: Dict[int, str] = {}
-        self.nodes: Dict[int, object] = {}
+        self.consts: Dict[int, object] = {}        # id(value) -> its array
+        self._arrays: Dict[int, str] = {}          # id(value) -> global of its 0-d array
         self._ids = itertools.count()
 
+    # names
     def fresh(self, prefix: str = "v") -> str:
         return f"{prefix}{next(self._ids)}"
 
@@ -225,68 +166,34 @@ class Emitter:
         self.env[n] = obj
         return n
 
+    def ref(self, obj) -> str:
+        """A global naming a numpy function or ufunc, by its own name (`_multiply`)."""
+        name = "_" + getattr(obj, "__name__", "f")
+        while self.env.get(name, obj) is not obj:
+            name += "_"
+        self.env[name] = obj
+        return name
+
+    def const_array(self, value) -> Optional[str]:
+        """For a Const value: the global holding it as an array (a 0-d array for a
+        scalar: ufuncs over arrays take those faster than numpy scalars). None for
+        values that are not constants."""
+        if id(value) not in self.consts:
+            return None
+        n = self._arrays.get(id(value))
+        if n is None:
+            n = self._arrays[id(value)] = self.glob(np.asarray(self.consts[id(value)]), "c")
+        return n
+
+    # lines
     def line(self, depth: int, text: str, node=None) -> None:
-        self.lines.append("    " * depth + text)
-        if node is not None:
-            self.nodes[len(self.lines) + 1] = node   # the def is line 1
+        self.lines.append(("    " * depth + text, node))
 
-    def cond_expr(self, value) -> str:
-        """An expression whose truth is the condition's (checked to be one element)."""
-        v = self.name(value)
+    def cond_expr(self, value, name: Optional[str] = None) -> str:
+        """An expression whose truth is the condition's (checked to be one element);
+        `name` is the variable holding it (by default, the value's own)."""
+        v = name or self.name(value)
         return v if is_one_element_bool(value.type) else f"_truth({v})"
-
-    def graph_body(self, graph: Graph, depth: int) -> List[str]:
-        """Emit the nodes of `graph` (its params must be bound); returns the names
-        of its results."""
-        for node in graph.nodes:
-            self.node(node, depth)
-        return [self.name(r) for r in graph.results]
-
-    def node(self, node, depth: int) -> None:
-        if node.op == "Const":
-            self.bind(node.outputs[0], self.glob(_const_value(node.attrs["value"]), "c"))
-        elif node.op == "Identity":
-            self.bind(node.outputs[0], self.name(node.inputs[0]))
-        elif node.op == "If":
-            self.if_node(node, depth)
-        elif node.op == "Loop":
-            from .loop import emit_loop
-            emit_loop(self, node, depth)
-        else:
-            inline = _INLINE.get(node.op)
-            if inline is not None and len(node.outputs) == 1:
-                expr = inline(node, *(self.name(v) for v in node.inputs))
-                if expr is not None:
-                    self.line(depth, f"{self.name(node.outputs[0])} = {expr}", node)
-                    return
-            kernel = make_node_kernel(node)
-            op = _operator(kernel, node)
-            if op is not None:
-                x, y = (self.name(v) for v in node.inputs)
-                self.line(depth, f"{self.name(node.outputs[0])} = {x} {op} {y}", node)
-                return
-            k = self.glob(kernel, "k")
-            args = ", ".join(self.name(v) for v in node.inputs)
-            outs = [self.name(o) for o in node.outputs]
-            target = "" if not outs else (outs[0] if len(outs) == 1 else
-                                          ", ".join(outs) + ",") + " = "
-            self.line(depth, f"{target}{k}({args})", node)
-
-    def if_node(self, node, depth: int) -> None:
-        cond, operands = node.inputs[0], node.inputs[1:]
-        outs = [self.name(o) for o in node.outputs]
-        self.line(depth, f"if {self.cond_expr(cond)}:", node)
-        for key in ("then_graph", "else_graph"):
-            if key == "else_graph":
-                self.line(depth, "else:", node)
-            g = node.attrs[key]
-            for p, v in zip(g.params, operands):
-                self.bind(p, self.name(v))
-            n_lines = len(self.lines)
-            results = self.graph_body(g, depth + 1)
-            self.assign(depth + 1, outs, results, node)
-            if len(self.lines) == n_lines:
-                self.line(depth + 1, "pass")
 
     def assign(self, depth: int, targets: List[str], sources: List[str], node=None) -> None:
         """targets = sources, all at once (a back edge may swap two values)."""
@@ -295,50 +202,250 @@ class Emitter:
             self.line(depth, ", ".join(t for t, _ in pairs) + " = " +
                       ", ".join(s for _, s in pairs), node)
 
+    def free(self, depth: int, values, keep=()) -> None:
+        """`del` the local variables of dead values (never a constant's global, nor a
+        name in `keep`, which a live value still uses)."""
+        names = []
+        for v in values:
+            n = self.names.get(id(v))
+            if n is not None and n not in self.env and n not in keep and n not in names:
+                names.append(n)
+        if names:
+            self.line(depth, "del " + ", ".join(names))
+
+    # programs and kernels
+    def program_body(self, prog: Program, depth: int) -> List[str]:
+        """Emit the kernels of a lowered program (its params must be bound); returns
+        the names of its results."""
+        for node in prog.consts:
+            value = _const_value(node.attrs["value"])
+            self.consts[id(node.outputs[0])] = node.attrs["value"]
+            self.bind(node.outputs[0], self.glob(value, "c"))
+        for v in prog.aliases:
+            self.bind(v, self.name(prog.root(v)))
+        self.free(depth, prog.entry_frees)
+        for k in prog.kernels:
+            self.kernel(k, depth)
+            self.free(depth, k.frees, keep={self.name(o) for o in k.stores})
+        return [self.name(r) for r in prog.graph.results]
+
+    def kernel(self, k: Kernel, depth: int) -> None:
+        if k.kind == FUSED:
+            from .fusion import emit_fused
+            emit_fused(self, k, depth)
+            return
+        node = k.node
+        ins = [self.name(v) for v in node.inputs]
+        emit = EMITTERS.get(node.op, emit_call)
+        emit(self, k, ins, depth)
+
     def function(self, params: List[str], results: List[str], label: str):
-        """Compile the emitted lines as `def run(params): ...; return (results,)`."""
+        """Compile the helpers and `def run(params): ...; return (results,)`.
+
+        Returns:
+            (run, source, {line number: node}).
+        """
         ret = ", ".join(results) + ("," if len(results) == 1 else "")
-        src = (f"def run({', '.join(params)}):\n" + "\n".join(self.lines) +
-               ("\n" if self.lines else "") + f"    return ({ret})\n")
+        body = [(f"def run({', '.join(params)}):", None)] + self.lines + \
+            [(f"    return ({ret})", None)]
+        all_lines = self.helpers + body
+        src = "".join(text + "\n" for text, _ in all_lines)
+        nodes = {i + 1: node for i, (_, node) in enumerate(all_lines) if node is not None}
         filename = f"<graphjit:{label}:{next(_counter)}>"
         code = compile(src, filename, "exec")
         exec(code, self.env)
         linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
-        return self.env["run"], src
+        return self.env["run"], src, nodes
 
 
-def generate(graph: Graph):
-    """(function, source, {line: node}) for a graph."""
+def _const_value(arr):
+    """A Const's runtime value: 0-d arrays become numpy scalars, as numpy's own
+    kernels return them, so scalar arithmetic stays on numpy's fast path."""
+    return arr[()] if isinstance(arr, np.ndarray) and arr.ndim == 0 else arr
+
+
+# -- extern nodes: one emitter per op, a kernel call otherwise --------------------------------
+# numpy ufuncs that a Python operator computes identically when both inputs have one
+# dtype of the given kinds (b bool, i/u int, f float); on numpy scalars the operator
+# takes numpy's scalar fast path, ~15x quicker than calling the ufunc
+_OPERATORS = {
+    np.add: ("+", "iuf"), np.subtract: ("-", "iuf"), np.multiply: ("*", "iuf"),
+    np.true_divide: ("/", "f"),
+    np.less: ("<", "biuf"), np.less_equal: ("<=", "biuf"), np.greater: (">", "biuf"),
+    np.greater_equal: (">=", "biuf"), np.equal: ("==", "biuf"),
+    np.not_equal: ("!=", "biuf"),
+    np.logical_and: ("&", "b"), np.logical_or: ("|", "b"), np.logical_xor: ("^", "b"),
+}
+
+
+def operator_of(kernel, node) -> Optional[str]:
+    """The Python operator computing this node's kernel identically, if any."""
+    try:
+        op, kinds = _OPERATORS[kernel]
+    except (KeyError, TypeError):
+        return None
+    if len(node.inputs) != 2 or len(node.outputs) != 1:
+        return None
+    a, b = (v.type.dtype for v in node.inputs)
+    return op if a is b and a.kind in kinds else None
+
+
+def _target(em: Emitter, node) -> str:
+    outs = [em.name(o) for o in node.outputs]
+    if not outs:
+        return ""
+    return (outs[0] if len(outs) == 1 else ", ".join(outs) + ",") + " = "
+
+
+def call_text(em: Emitter, node, ins: Sequence[str]) -> str:
+    """The expression running a node: its operator, or a call of its kernel."""
+    kernel = make_node_kernel(node)
+    op = operator_of(kernel, node)
+    if op is not None:
+        return f"{ins[0]} {op} {ins[1]}"
+    return f"{em.glob(kernel, 'k')}({', '.join(ins)})"
+
+
+def emit_call(em: Emitter, k: Kernel, ins: List[str], depth: int) -> None:
+    node = k.node
+    em.line(depth, f"{_target(em, node)}{call_text(em, node, ins)}", node)
+
+
+def _index_text(rank: int, picks) -> str:
+    """The text of an index over `rank` dims with `picks` {dim: text} (others `:`)."""
+    last = max(picks)
+    return ", ".join(picks.get(k, ":") for k in range(last + 1))
+
+
+def _squeeze(node, x):
+    t, o = node.inputs[0].type, node.outputs[0].type
+    axis = node.attrs.get("axis")
+    if t.rank is None or o.rank in (None, 0) or axis is None or axis == ():
+        return None
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    axes = {int(a) % t.rank for a in axes}
+    if any(t.shape[a] != 1 for a in axes):
+        return None   # np.squeeze checks an unknown dim at run time; x[0] would not
+    return f"{x}[{_index_text(t.rank, {a: '0' for a in axes})}]"
+
+
+def _expand_dims(node, x):
+    t = node.inputs[0].type
+    if t.rank is None:
+        return None
+    a = int(node.attrs["axis"]) % (t.rank + 1)
+    return f"{x}[{_index_text(t.rank + 1, {a: 'None'})}]"
+
+
+def _matmul(node, x, y):
+    (a, b), o = (v.type for v in node.inputs), node.outputs[0].type
+    if node.attrs.get("transpose_a") or node.attrs.get("transpose_b"):
+        return None
+    if a.dtype is not o.dtype or b.dtype is not o.dtype or not a.rank or not b.rank:
+        return None
+    return f"{x} @ {y}"
+
+
+def _reduce_with(ufunc):
+    """ReduceMax/Min/Sum as `ufunc.reduce`, which np.max/min/sum call (without their
+    Python wrapper); a float16 sum accumulates in float32 as the kernel does."""
+    def expr(node, x, em):
+        o = node.outputs[0].type.dtype.np
+        i = node.inputs[0].type.dtype.np
+        acc = None
+        if ufunc is np.add:
+            acc = np.dtype(np.float32) if o == np.float16 else o
+        elif i != o:
+            return None
+        axis = node.attrs["axis"]
+        axis = None if axis is None or axis == () else (
+            axis if isinstance(axis, int) else tuple(axis))
+        kd = bool(node.attrs["keep_dims"])
+        text = (f"{em.glob(ufunc.reduce, 'r')}({x}, {axis!r}, "
+                f"{em.glob(acc, '_dtype') if acc is not None else 'None'}, None, {kd})")
+        if acc is not None and acc != o:
+            text = f"np.asarray({text}, {em.glob(o, '_dtype')})"
+        return text
+    return expr
+
+
+# ops that a numpy expression computes identically (a view for the shape ops),
+# without a call: the frontend's sliced and concatenated loop values are
+# Squeeze(slice, 0) and ExpandDims(value, 0)
+_INLINE = {"Squeeze": _squeeze, "ExpandDims": _expand_dims, "MatMul": _matmul}
+_INLINE_WITH_EMITTER = {"ReduceMax": _reduce_with(np.maximum),
+                        "ReduceMin": _reduce_with(np.minimum),
+                        "ReduceSum": _reduce_with(np.add)}
+
+
+def _emit_inline(em: Emitter, k: Kernel, ins: List[str], depth: int) -> None:
+    node = k.node
+    if len(node.outputs) == 1:
+        if node.op in _INLINE:
+            expr = _INLINE[node.op](node, *ins)
+        else:
+            expr = _INLINE_WITH_EMITTER[node.op](node, *ins, em)
+        if expr is not None:
+            em.line(depth, f"{em.name(node.outputs[0])} = {expr}", node)
+            return
+    emit_call(em, k, ins, depth)
+
+
+def _emit_if(em: Emitter, k: Kernel, ins: List[str], depth: int) -> None:
+    node = k.node
+    operands = ins[1:]
+    outs = [em.name(o) for o in node.outputs]
+    em.line(depth, f"if {em.cond_expr(node.inputs[0], ins[0])}:", node)
+    for key in ("then_graph", "else_graph"):
+        if key == "else_graph":
+            em.line(depth, "else:", node)
+        body = k.bodies[key]
+        for p, name in zip(body.graph.params, operands):
+            em.bind(p, name)
+        n_lines = len(em.lines)
+        results = em.program_body(body, depth + 1)
+        em.assign(depth + 1, outs, results, node)
+        if len(em.lines) == n_lines:
+            em.line(depth + 1, "pass")
+
+
+def _emit_loop(em: Emitter, k: Kernel, ins: List[str], depth: int) -> None:
+    from .loop import emit_loop
+    emit_loop(em, k, ins, depth)
+
+
+EMITTERS: Dict[str, Callable[[Emitter, Kernel, List[str], int], None]] = {
+    "If": _emit_if, "Loop": _emit_loop,
+    **{op: _emit_inline for op in list(_INLINE) + list(_INLINE_WITH_EMITTER)},
+}
+
+
+# -- entry points -----------------------------------------------------------------------------
+def generate(prog: Program):
+    """(function, source, {line: node}) for a lowered graph."""
     em = Emitter()
     params = []
-    for p in graph.params:
+    for p in prog.graph.params:
         params.append(em.fresh())
         em.bind(p, params[-1])
         # inline operators on Python numbers would compute in Python's types
         em.line(1, f"if not isinstance({params[-1]}, _numpy_value): {params[-1]} = "
                    f"np.asarray({params[-1]}, {em.glob(p.type.dtype.np, '_dtype')})")
-    results = em.graph_body(graph, 1)
-    fn, src = em.function(params, results, graph.name)
-    return fn, src, em.nodes
+    results = em.program_body(prog, 1)
+    return em.function(params, results, prog.graph.name)
 
 
 def make_node_kernel(node) -> Callable:
     """The callable that runs one node. For If and Loop it is a generated function
-    running the subgraphs inline; it returns the tuple of the node's outputs."""
+    running the bodies inline, taking one argument per input position and returning
+    the tuple of the node's outputs."""
     if node.op in ("If", "Loop"):
-        # a stand-in node whose inputs are one parameter per position, so the kernel
-        # takes its arguments positionally even where the node reads a value twice
-        g = Graph(node.op)
-        params = [g.add_param(v.type, v.name) for v in node.inputs]
-        proxy = Node(node.op, params, node.attrs, [o.type for o in node.outputs], g,
-                     node.loc)
         em = Emitter()
-        names = []
-        for p in params:
-            names.append(em.fresh("a"))
-            em.bind(p, names[-1])
-        em.node(proxy, 1)
-        fn, _ = em.function(names, [em.name(o) for o in proxy.outputs], node.op)
+        ins = [em.fresh("a") for _ in node.inputs]
+        kernel = Kernel(CONTROL, (node,), tuple(node.inputs), node.outputs,
+                        bodies=lower_bodies(node))
+        EMITTERS[node.op](em, kernel, ins, 1)
+        fn, _, _ = em.function(ins, [em.name(o) for o in node.outputs], node.op)
         return fn
     opdef = get_op(node.op)
     return opdef.make_kernel([v.type for v in node.inputs], [o.type for o in node.outputs],
@@ -346,5 +453,5 @@ def make_node_kernel(node) -> Callable:
 
 
 def compile_graph(graph: Graph) -> CompiledGraph:
-    """Build the executable form of a graph (and, inside it, of its subgraphs)."""
+    """Lower a graph and build its executable form (and, inside it, its bodies')."""
     return CompiledGraph(graph)

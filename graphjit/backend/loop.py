@@ -91,11 +91,12 @@ def _is_const(v, value) -> bool:
             p.attrs["value"].reshape(-1)[0].item() == value)
 
 
-def emit_loop(em, node, depth: int) -> None:
-    """Emit the driver of a Loop node (and its body, inline) into the Emitter `em`."""
+def emit_loop(em, kernel, ins, depth: int) -> None:
+    """Emit the driver of a Loop kernel (and its lowered body, inline) into the Emitter
+    `em`; `ins` are the variables holding the node's inputs, by position."""
+    node = kernel.node
     a = node.attrs
     body = a["body"]
-    ins = [em.name(v) for v in node.inputs]
     d = depth
     back = [tuple(e) for e in a["back_edges"]]
     back_params = {bp for _, bp in back}
@@ -172,7 +173,7 @@ def emit_loop(em, node, depth: int) -> None:
         em.line(inner, s, node)
     if iteration is not None:
         em.line(inner, iteration, node)
-    results = em.graph_body(body, inner)
+    results = em.program_body(kernel.bodies["body"], inner)
     for ri, acc in accs.items():
         em.line(inner, f"{acc}_append({results[ri]})", node)
     # a result read after the loop must survive the back edges' assignment

@@ -1,0 +1,358 @@
+"""Fused elementwise kernels written as Python: inline over whole arrays, or a helper
+function that runs the nodes over cache-sized blocks.
+
+Small kernels (fewer than MIN_BLOCKED elements, or shapes known only at run time
+that turn out small) run inline, node after node as unfused code would, except that
+a node writes into the buffer of an input that dies at it (`out=`) instead of
+allocating: for the unrolled `x = x * 0.9 + i`,
+
+    v3 = v1 * c2            # Mul: the first result is a new array
+    u4(v3, c5, v3)          # Add, into it
+    u6(v3, c2, v3)          # Mul, into it ... 256 nodes, one allocation
+
+Large kernels run as a helper function over blocks of about BLOCK_BYTES per operand,
+each node writing into a scratch buffer of one block (W3 below, names shortened):
+
+    def fused7(a0):
+        bk = _blocking((a0,), ((),), 32768, 131072)
+        if bk is None:                  # small after all, or a layout blocks cannot keep
+            ...the inline form...
+        x0, = bk.views
+        o = np.empty(bk.shape, f32); ov = bk.flat(o)
+        s0 = np.empty(bk.block, f32); s1 = np.empty(bk.block, f32)
+        n = bk.n; st = bk.step
+        for b in range(0, n, st):
+            e = b + st
+            if e > n:
+                s0 = s0[:n - b]; s1 = s1[:n - b]
+            y0 = x0[b:e]; ob = ov[b:e]
+            abs_(y0, s0); neg(s0, s0); exp(s0, s0); mul(s0, c3, s0)
+            sin(y0, s1); mul(s1, y0, s1); add(s0, s1, s0); sub(s0, c8, ob)
+        return o
+
+Every node runs its recipe (graphjit.backend.recipes): the casts and ufuncs its own
+kernel runs, in the same order, on the same dtypes, so each element gets the bits
+the unfused code gives it. Blocks split the leading axis (or the flattened array
+when every operand is whole or one element), and operands that broadcast are views
+of the whole output shape; an operand whose layout would make numpy pick another
+inner loop for an inexact op (not C-contiguous, or an unknown dim that broadcasts)
+sends the call down the inline path.
+"""
+from __future__ import annotations
+
+import math
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+
+from ..ir.types import is_static, num_elements
+from .lowering import Kernel
+from .recipes import CAST, OUT, SELECT
+
+__all__ = ["emit_fused", "blocking", "Blocks", "BLOCK_BYTES", "MIN_BLOCKED"]
+
+# Measured on W3 (4M float32, an 8-node chain): blocks of 8K elements cost 1.07x the
+# time of 64K-element blocks, 32K elements 1.00x (fewer ufunc calls per element, still
+# in the 512 KiB L2 with two scratch buffers), 128K 1.05x.
+BLOCK_BYTES = 128 * 1024
+# Below this many elements a kernel runs inline: blocking saves memory traffic only
+# once the arrays leave the cache, and costs a helper call and a loop.
+MIN_BLOCKED = 1 << 17
+
+
+class Blocks:
+    """How one call of a fused kernel is split into blocks.
+
+    Attributes:
+        shape: the output shape.
+        work: the shape the blocks split along its first axis (the output shape, or
+            its flattened size).
+        views: each operand as an array of shape `work` (broadcast views), or as it
+            is for a scalar operand.
+        n, step: the length of the split axis and the block length along it.
+        block: the shape of a full block.
+    """
+    __slots__ = ("shape", "work", "views", "n", "step", "block")
+
+    def flat(self, a: np.ndarray) -> np.ndarray:
+        return a.reshape(self.work)
+
+
+def blocking(loads, unknown, block: int, min_elems: int) -> Optional[Blocks]:
+    """The blocks for these operands, or None to run the kernel inline.
+
+    Args:
+        loads: the operand arrays (numpy scalars for rank-0 operands).
+        unknown: per operand, the dims its static type leaves unknown; each must be
+            the output's dim (not broadcast), as lowering assumed.
+        block: elements per block (of the flattened output).
+        min_elems: outputs smaller than this run inline.
+    """
+    try:
+        shape = np.broadcast_shapes(*[np.shape(a) for a in loads])
+    except ValueError:
+        return None                      # the inline path raises it at its node
+    size = math.prod(shape)
+    if size < min_elems:
+        return None
+    rank = len(shape)
+    flat = True
+    for a, unk in zip(loads, unknown):
+        s = np.shape(a)
+        off = rank - len(s)
+        if any(s[d] != shape[d + off] for d in unk):
+            return None
+        if s == shape:
+            if not a.flags.c_contiguous:
+                return None
+        elif math.prod(s) != 1:
+            flat = False
+    work = (size,) if flat else shape
+    if work[0] <= 1:
+        return None
+    step = max(1, block // max(1, math.prod(work[1:])))
+    if step >= work[0]:
+        return None
+    bk = Blocks()
+    bk.shape, bk.work, bk.n, bk.step = shape, work, work[0], step
+    bk.block = (step,) + work[1:]
+    # a scalar operand broadcasts as it is; the others are sliced by block
+    bk.views = tuple(a if len(np.shape(a)) == 0 else
+                     a.reshape(work) if np.shape(a) == shape else
+                     np.broadcast_to(np.reshape(a, (1,)) if flat else a, work)
+                     for a in loads)
+    return bk
+
+
+def _full(v) -> bool:
+    """A value whose type gives every dim, rank >= 1 (so its buffer can be reused)."""
+    s = v.type.shape
+    return s is not None and len(s) >= 1 and is_static(s)
+
+
+class _Names:
+    """The text of each operand of a kernel: loads, constants, intermediate values."""
+
+    def __init__(self, em, kernel: Kernel, loads: Dict[int, str], arrays: bool):
+        self.em, self.map, self.arrays = em, dict(loads), arrays
+
+    def __call__(self, v) -> str:
+        n = self.map.get(id(v))
+        if n is not None:
+            return n
+        c = self.em.const_array(v) if self.arrays else None
+        return c if c is not None else self.em.name(v)
+
+    def is_const(self, v) -> bool:
+        return id(v) in self.em.consts
+
+
+def _last_reads(kernel: Kernel) -> Dict[int, int]:
+    last = {}
+    for i, args in enumerate(kernel.args):
+        for v in args:
+            last[id(v)] = i
+    return last
+
+
+def emit_plain(em, kernel: Kernel, names: _Names, depth: int) -> str:
+    """Emit the kernel's nodes one after another over whole arrays; a node whose input
+    dies at it and owns a buffer of the node's type writes into it. Returns the
+    name holding the result."""
+    from .executor import call_text
+    inner = {id(n.outputs[0]) for n in kernel.nodes}
+    reusable = {id(v) for v in kernel.reusable}
+    load_names = {names(v) for v in kernel.loads}      # freed by the program, not here
+    last = _last_reads(kernel)
+    for i, (node, recipe, args) in enumerate(zip(kernel.nodes, kernel.recipes, kernel.args)):
+        out = node.outputs[0]
+        texts = [names(v) for v in args]
+        target = None
+        if not any(recipe.casts) and _full(out):
+            for pos in recipe.shares:
+                v = args[pos]
+                if ((id(v) in inner or id(v) in reusable) and last[id(v)] == i and
+                        v.type == out.type and not names.is_const(v)):
+                    target = texts[pos]
+                    break
+        if target is not None:
+            for text in _step_lines(em, recipe.steps, texts, target):
+                em.line(depth, text, node)
+        else:
+            target = em.fresh()
+            em.line(depth, f"{target} = {call_text(em, node, texts)}", node)
+        names.map[id(out)] = target
+        dead = {names.map[id(v)] for v in args if id(v) in inner and last[id(v)] == i}
+        dead -= load_names | {target}
+        if dead:
+            em.line(depth, "del " + ", ".join(sorted(dead)))
+    return names.map[id(kernel.stores[0])]
+
+
+def emit_fused(em, kernel: Kernel, depth: int) -> None:
+    """Emit a fused kernel into the Emitter `em`: inline if it is small, else as a
+    call of a blocked helper function."""
+    store = kernel.stores[0]
+    shape = store.type.shape
+    n = num_elements(shape)
+    if len(shape) == 0 or (n is not None and n < MIN_BLOCKED):
+        names = _Names(em, kernel, {}, arrays=len(shape) > 0)
+        result = emit_plain(em, kernel, names, depth)
+        em.bind(store, result)
+        return
+    loads = [v for v in kernel.loads if id(v) not in em.consts]
+    fname = _blocked_function(em, kernel, loads)
+    em.line(depth, f"{em.name(store)} = {fname}({', '.join(em.name(v) for v in loads)})",
+             kernel.node)
+
+
+class _Scratch:
+    """Block-sized scratch buffers by dtype, reused once their value is dead."""
+
+    def __init__(self, em):
+        self.em = em
+        self.free: Dict[np.dtype, List[str]] = {}
+        self.all: List[Tuple[str, np.dtype]] = []
+
+    def take(self, dtype) -> str:
+        pool = self.free.get(dtype)
+        if pool:
+            return pool.pop()
+        name = self.em.fresh("s")
+        self.all.append((name, dtype))
+        return name
+
+    def give(self, name: str, dtype) -> None:
+        self.free.setdefault(dtype, []).append(name)
+
+
+# ufuncs that deprecate a positional output argument
+_OUT_KEYWORD = {np.maximum, np.minimum, np.fmax, np.fmin}
+
+
+def _step_lines(em, steps, texts: List[str], target: str) -> List[str]:
+    out = []
+    for s in steps:
+        args = [texts[a] if isinstance(a, int) else target if a == OUT else
+                em.glob(a, "c") for a in s.args]
+        if s.fn is CAST:
+            out.append(f"_copyto({target}, {args[0]}, casting='unsafe')")
+        elif s.fn is SELECT:
+            out.append(f"_copyto({target}, {args[2]}); _copyto({target}, {args[1]}, "
+                       f"where={args[0]})")
+        elif s.fn in _OUT_KEYWORD:
+            out.append(f"{em.ref(s.fn)}({', '.join(args)}, out={target})")
+        else:
+            out.append(f"{em.ref(s.fn)}({', '.join(args)}, {target})")
+    return out
+
+
+def _blocked_function(em, kernel: Kernel, loads) -> str:
+    """Write the helper function running a large fused kernel over blocks; returns
+    its name. Its arguments are the kernel's loads other than constants."""
+    em.env.setdefault("_blocking", blocking)
+    saved, em.lines = em.lines, []
+    fname = em.fresh("fused")
+    params = [em.fresh("a") for _ in loads]
+    store = kernel.stores[0]
+    em.line(0, f"def {fname}({', '.join(params)}):")
+
+    unknown = tuple(tuple(i for i, d in enumerate(v.type.shape) if d is None) for v in loads)
+    values = list(loads) + [n.outputs[0] for n in kernel.nodes]
+    itemsize = max(v.type.dtype.np.itemsize for v in values)
+    block = max(1, BLOCK_BYTES // itemsize)
+    em.line(1, f"bk = _blocking(({''.join(p + ', ' for p in params)}), {unknown!r}, "
+               f"{block}, {MIN_BLOCKED})", kernel.node)
+    em.line(1, "if bk is None:", kernel.node)
+    names = _Names(em, kernel, {id(v): p for v, p in zip(loads, params)}, arrays=True)
+    em.line(2, f"return {emit_plain(em, kernel, names, 2)}")
+
+    # the blocked path: views of the operands, the output, scratch buffers
+    xs = [em.fresh("x") for _ in loads]
+    if xs:
+        em.line(1, f"{''.join(x + ', ' for x in xs)}= bk.views", kernel.node)
+    reuse = _output_reuse(kernel, loads)
+    if reuse is not None:
+        em.line(1, f"o = {params[reuse]}; ov = bk.flat(o)", kernel.node)
+    else:
+        em.line(1, f"o = np.empty(bk.shape, {em.glob(store.type.dtype.np, '_dtype')}); "
+                   f"ov = bk.flat(o)", kernel.node)
+    body, scratch = _block_body(em, kernel, loads, xs)
+    for name, dtype in scratch.all:
+        em.line(1, f"{name} = np.empty(bk.block, {em.glob(dtype, '_dtype')})", kernel.node)
+    em.line(1, "n = bk.n; st = bk.step")
+    em.line(1, "for b in range(0, n, st):")
+    em.line(2, "e = b + st")
+    if scratch.all:
+        em.line(2, "if e > n:")
+        em.line(3, "; ".join(f"{s} = {s}[:n - b]" for s, _ in scratch.all))
+    sliced = [f"y{x[1:]} = {x}[b:e]" for x, v in zip(xs, loads) if len(v.type.shape)]
+    em.line(2, "; ".join(sliced + ["ob = ov[b:e]"]))
+    for text, node in body:
+        em.line(2, text, node)
+    em.line(1, "return o")
+    em.helpers.extend(em.lines)
+    em.lines = saved
+    return fname
+
+
+def _output_reuse(kernel: Kernel, loads) -> Optional[int]:
+    """The position (among `loads`) of a dying load whose buffer the output may take:
+    the output's type, and read by the last node only where its recipe allows."""
+    store = kernel.stores[0]
+    node_args, recipe = kernel.args[-1], kernel.recipes[-1]
+    for v in kernel.reusable:
+        if not (_full(v) and v.type == store.type):
+            continue
+        if any(a is v and recipe.casts[pos] is None and pos not in recipe.shares
+               for pos, a in enumerate(node_args)):
+            continue
+        for i, u in enumerate(loads):
+            if u is v:
+                return i
+    return None
+
+
+def _block_body(em, kernel: Kernel, loads, xs):
+    """The lines of one block: every node's casts and steps into scratch buffers (the
+    last node into the output block `ob`)."""
+    scratch = _Scratch(em)
+    text_of = {}
+    for v, x in zip(loads, xs):
+        text_of[id(v)] = f"y{x[1:]}" if len(v.type.shape) else x
+    inner = {id(n.outputs[0]) for n in kernel.nodes}
+    last = _last_reads(kernel)
+    buf_dtype = {}
+    lines = []
+    final = len(kernel.nodes) - 1
+    for i, (node, recipe, args) in enumerate(zip(kernel.nodes, kernel.recipes, kernel.args)):
+        texts = [text_of[id(v)] if id(v) in text_of else em.const_array(v) for v in args]
+        temps = []
+        for pos, c in enumerate(recipe.casts):
+            if c is not None:
+                t = scratch.take(c)
+                temps.append((t, c))
+                lines.append((f"_copyto({t}, {texts[pos]}, casting='unsafe')", node))
+                texts[pos] = t
+        out = node.outputs[0]
+        odt = out.type.dtype.np
+        target = "ob" if i == final else None
+        if target is None:
+            for pos in recipe.shares:
+                v = args[pos]
+                if (id(v) in inner and last[id(v)] == i and recipe.casts[pos] is None and
+                        buf_dtype[id(v)] == odt):
+                    target = text_of[id(v)]
+                    break
+        if target is None:
+            target = scratch.take(odt)
+        for text in _step_lines(em, recipe.steps, texts, target):
+            lines.append((text, node))
+        text_of[id(out)] = target
+        buf_dtype[id(out)] = odt
+        for v in {id(v): v for v in args}.values():
+            if id(v) in inner and last[id(v)] == i and text_of[id(v)] != target:
+                scratch.give(text_of[id(v)], buf_dtype[id(v)])
+        for t, c in temps:
+            scratch.give(t, c)
+    return lines, scratch

@@ -1,0 +1,190 @@
+"""How each elementwise op is computed into a preallocated buffer, exactly as its kernel.
+
+A fused kernel cannot call an op's kernel (it allocates its result); it runs the
+op's recipe instead: the input casts the kernel makes, then a few steps, each a
+numpy ufunc writing into a buffer (`out=`). A recipe exists only where it computes
+what the kernel computes bit for bit: the same casts, the same ufuncs on the same
+dtypes, in the same order. `Mul(i32[n], f32[])` is the kernel
+
+    np.multiply(np.asarray(a, np.float32), b)
+
+and the recipe "cast input 0 to float32, then multiply(0, 1)". An op whose kernel
+is not a ufunc, or whose ufunc would pick a loop of another dtype than the
+inferred one, has no recipe and runs unfused (extern).
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Optional, Tuple, Union
+
+import numpy as np
+
+from ..ir.defs.common import float_result, promote
+from ..ir.defs.elementwise import BINARY, COMPARISONS, UNARY
+
+__all__ = ["Recipe", "Step", "recipe_for", "CAST", "SELECT"]
+
+CAST = "cast"       # step kind: copy the input into the buffer, C casting
+SELECT = "select"   # step kind: where(c, x, y) as two copies into the buffer
+
+# an argument of a step: an input index, OUT (the buffer's current value) or a 0-d array
+OUT = "out"
+Arg = Union[int, str, np.ndarray]
+
+
+@dataclass(frozen=True)
+class Step:
+    """buffer = fn(*args); fn is a ufunc, CAST or SELECT."""
+    fn: object
+    args: Tuple[Arg, ...]
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """Attributes:
+        casts: per input, the dtype it is cast to first (None: used as it is).
+        steps: run in order into one buffer of dtype `out`; only the first step reads
+            the inputs, later ones read OUT (so the buffer may be an input's).
+        out: the result dtype.
+        exact: every step is correctly rounded (or exact), so its result does not
+            depend on how numpy loops over memory (strides, SIMD or not).
+        shares: input positions whose buffer the result may overwrite.
+    """
+    casts: Tuple[Optional[np.dtype], ...]
+    steps: Tuple[Step, ...]
+    out: np.dtype
+    exact: bool
+    shares: Tuple[int, ...]
+
+    @property
+    def simple(self) -> bool:
+        """One ufunc over the inputs as they are: `ufunc(*inputs, out)`."""
+        s = self.steps
+        return (len(s) == 1 and isinstance(s[0].fn, np.ufunc) and not any(self.casts)
+                and s[0].args == tuple(range(len(self.casts))))
+
+
+# ufuncs whose results are correctly rounded (IEEE) or exact, whatever the loop
+_EXACT = {np.add, np.subtract, np.multiply, np.true_divide, np.floor_divide,
+          np.remainder, np.fmod, np.maximum, np.minimum, np.negative, np.absolute,
+          np.sqrt, np.square, np.floor, np.ceil, np.trunc, np.rint, np.sign,
+          np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal,
+          np.logical_and, np.logical_or, np.logical_xor, np.logical_not, np.isnan,
+          np.isinf, np.isfinite, np.invert, np.bitwise_and, np.bitwise_or,
+          np.bitwise_xor}
+
+
+def _loop_dtype(ufunc, dtypes) -> Optional[np.dtype]:
+    """The dtype of the loop numpy picks for these input dtypes (None: no loop)."""
+    if ufunc is CAST or ufunc is SELECT:
+        return None
+    try:
+        with np.errstate(all="ignore"):
+            r = ufunc(*[np.ones(1, d) for d in dtypes])
+    except (TypeError, ValueError):
+        return None
+    return r.dtype if ufunc.nout == 1 else None
+
+
+def _const(dtype, value) -> np.ndarray:
+    return np.asarray(value, dtype=dtype)
+
+
+def _binary(name, ins, out) -> Optional[Recipe]:
+    ufunc, _doc, kw = BINARY.get(name) or (COMPARISONS[name] + ({},))
+    cdt = promote(*ins)
+    if kw.get("result") == "float":
+        cdt = float_result(cdt)
+    cnp = cdt.np
+    casts = tuple(None if d.np == cnp else cnp for d in ins)
+    steps = None
+    if isinstance(ufunc, np.ufunc):
+        steps = (Step(ufunc, (0, 1)),)
+    elif name == "Pow" and cdt.is_floating:            # _pow is np.power on floats
+        steps = (Step(np.power, (0, 1)),)
+    elif name == "TruncateDiv" and cdt.is_floating:    # np.trunc(a / b)
+        steps = (Step(np.true_divide, (0, 1)), Step(np.trunc, (OUT,)))
+    if steps is None:
+        return None
+    return _checked(casts, steps, [cnp, cnp], out)
+
+
+def _unary(name, ins, out) -> Optional[Recipe]:
+    fn, _doc, kind, _accepts = UNARY[name]
+    x = ins[0].np
+    cast = out if kind == "float" and x != out else None
+    xd = cast or x
+    one = _const(xd, 1)
+    if isinstance(fn, np.ufunc):
+        steps = (Step(fn, (0,)),)
+    elif name == "ReLU":        # np.maximum(x, x.dtype.type(0))
+        steps = (Step(np.maximum, (0, _const(xd, 0))),)
+    elif name == "Sigmoid" and xd.kind == "f":     # 1.0 / (1.0 + np.exp(-x))
+        steps = (Step(np.negative, (0,)), Step(np.exp, (OUT,)), Step(np.add, (one, OUT)),
+                 Step(np.true_divide, (one, OUT)))
+    elif name == "Rsqrt" and xd.kind == "f":       # 1.0 / np.sqrt(x)
+        steps = (Step(np.sqrt, (0,)), Step(np.true_divide, (one, OUT)))
+    elif name == "Reciprocal" and xd.kind == "f":  # 1.0 / x
+        steps = (Step(np.true_divide, (one, 0)),)
+    elif name == "Sign" and xd.kind != "b":        # np.sign, except on bool
+        steps = (Step(np.sign, (0,)),)
+    elif name == "Round" and xd.kind == "f":       # ndarray.round(0) calls np.rint
+        steps = (Step(np.rint, (0,)),)
+    else:
+        return None
+    return _checked((cast,), steps, [xd], out)
+
+
+def _checked(casts, steps, dtypes, out) -> Optional[Recipe]:
+    """The recipe if every step's loop gives the dtype the next step (and the result)
+    expects, else None."""
+    cur = None
+    for s in steps:
+        ds = [dtypes[a] if isinstance(a, int) else cur if isinstance(a, str) else a.dtype
+              for a in s.args]
+        cur = _loop_dtype(s.fn, ds)
+        if cur is None:
+            return None
+    if cur != out:
+        return None
+    exact = all(s.fn in _EXACT for s in steps)
+    return Recipe(tuple(casts), tuple(steps), out, exact, tuple(range(len(casts))))
+
+
+def _cast(ins, out) -> Optional[Recipe]:
+    if ins[0].np == out:
+        return None                      # the kernel returns its input: an alias
+    return Recipe((None,), (Step(CAST, (0,)),), out, True, ())
+
+
+def _select(ins, out) -> Optional[Recipe]:
+    # np.where(c, x, y) with x, y of the result dtype: y copied, then x where c;
+    # the buffer may be y's (it is read first), never x's or c's
+    if ins[1].np != out or ins[2].np != out or ins[0].np != np.bool_:
+        return None
+    return Recipe((None, None, None), (Step(SELECT, (0, 1, 2)),), out, True, (2,))
+
+
+def recipe_for(node) -> Optional[Recipe]:
+    """The recipe of an elementwise node, or None if it must run its own kernel."""
+    if len(node.outputs) != 1 or node.outputs[0].type.shape is None:
+        return None
+    if any(v.type.shape is None for v in node.inputs):
+        return None
+    return _recipe(node.op, tuple(v.type.dtype for v in node.inputs),
+                   node.outputs[0].type.dtype)
+
+
+@functools.lru_cache(maxsize=None)
+def _recipe(op: str, ins, out_dtype) -> Optional[Recipe]:
+    out = out_dtype.np
+    if op in BINARY or op in COMPARISONS:
+        return _binary(op, ins, out) if len(ins) == 2 else None
+    if op in UNARY:
+        return _unary(op, ins, out) if len(ins) == 1 else None
+    if op == "Cast":
+        return _cast(ins, out)
+    if op == "Select":
+        return _select(ins, out)
+    return None
