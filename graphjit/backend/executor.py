@@ -145,6 +145,7 @@ class Emitter:
         self.helpers: List[Tuple[str, object]] = []
         self.names: Dict[int, str] = {}
         self.consts: Dict[int, object] = {}        # id(value) -> its array
+        self.aliases: Dict[int, object] = {}       # id(value) -> the value it names
         self._arrays: Dict[int, str] = {}          # id(value) -> global of its 0-d array
         self._ids = itertools.count()
 
@@ -156,6 +157,7 @@ class Emitter:
         self.names[id(value)] = name
 
     def name(self, value) -> str:
+        value = self.aliases.get(id(value), value)
         n = self.names.get(id(value))
         if n is None:
             n = self.names[id(value)] = self.fresh()
@@ -166,9 +168,9 @@ class Emitter:
         self.env[n] = obj
         return n
 
-    def ref(self, obj) -> str:
+    def ref(self, obj, name: Optional[str] = None) -> str:
         """A global naming a numpy function or ufunc, by its own name (`_multiply`)."""
-        name = "_" + getattr(obj, "__name__", "f")
+        name = "_" + (name or getattr(obj, "__name__", "f"))
         while self.env.get(name, obj) is not obj:
             name += "_"
         self.env[name] = obj
@@ -207,7 +209,7 @@ class Emitter:
         name in `keep`, which a live value still uses)."""
         names = []
         for v in values:
-            n = self.names.get(id(v))
+            n = self.names.get(id(self.aliases.get(id(v), v)))
             if n is not None and n not in self.env and n not in keep and n not in names:
                 names.append(n)
         if names:
@@ -222,11 +224,13 @@ class Emitter:
             self.consts[id(node.outputs[0])] = node.attrs["value"]
             self.bind(node.outputs[0], self.glob(value, "c"))
         for v in prog.aliases:
-            self.bind(v, self.name(prog.root(v)))
+            self.aliases[id(v)] = prog.root(v)
         self.free(depth, prog.entry_frees)
         for k in prog.kernels:
             self.kernel(k, depth)
-            self.free(depth, k.frees, keep={self.name(o) for o in k.stores})
+            dead = {id(v) for v in k.frees}
+            self.free(depth, k.frees,
+                      keep={self.name(o) for o in k.stores if id(o) not in dead})
         return [self.name(r) for r in prog.graph.results]
 
     def kernel(self, k: Kernel, depth: int) -> None:
@@ -361,7 +365,7 @@ def _reduce_with(ufunc):
         axis = None if axis is None or axis == () else (
             axis if isinstance(axis, int) else tuple(axis))
         kd = bool(node.attrs["keep_dims"])
-        text = (f"{em.glob(ufunc.reduce, 'r')}({x}, {axis!r}, "
+        text = (f"{em.ref(ufunc.reduce, ufunc.__name__ + '_reduce')}({x}, {axis!r}, "
                 f"{em.glob(acc, '_dtype') if acc is not None else 'None'}, None, {kd})")
         if acc is not None and acc != o:
             text = f"np.asarray({text}, {em.glob(o, '_dtype')})"

@@ -222,6 +222,13 @@ class CompiledModel:
             return self._pool
 
     # -- information ---------------------------------------------------------------------------
+    @property
+    def lowered(self):
+        """The lowered program the model runs: its kernels (fused elementwise chains,
+        extern ops, If/Loop with their bodies) and where each value is freed;
+        `print(model.lowered)` shows it."""
+        return self._plan.program
+
     def get_metric(self, name: str) -> Any:
         """A static fact about the model: NETWORK_NAME, OPTIMAL_NUMBER_OF_INFER_REQUESTS,
         SUPPORTED_METRICS, SUPPORTED_CONFIG_KEYS, NUMBER_OF_NODES, INPUTS, OUTPUTS.
