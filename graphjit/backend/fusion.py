@@ -1,7 +1,7 @@
 """Fused elementwise kernels written as Python: inline over whole arrays, or a helper
 function that runs the nodes over cache-sized blocks.
 
-Small kernels (fewer than MIN_BLOCKED elements, or shapes known only at run time
+Small kernels (results under MIN_BLOCKED_BYTES, or shapes known only at run time
 that turn out small) run inline, node after node as unfused code would, except that
 a node writes into the buffer of an input that dies at it (`out=`) instead of
 allocating: for the unrolled `x = x * 0.9 + i`,
@@ -49,15 +49,19 @@ from ..ir.types import is_static, num_elements
 from .lowering import Kernel
 from .recipes import CAST, OUT, SELECT
 
-__all__ = ["emit_fused", "blocking", "Blocks", "BLOCK_BYTES", "MIN_BLOCKED"]
+__all__ = ["emit_fused", "blocking", "Blocks", "BLOCK_BYTES", "MIN_BLOCKED_BYTES"]
 
-# Measured on W3 (4M float32, an 8-node chain): blocks of 8K elements cost 1.07x the
-# time of 64K-element blocks, 32K elements 1.00x (fewer ufunc calls per element, still
-# in the 512 KiB L2 with two scratch buffers), 128K 1.05x.
+# Bytes per operand block. On W3 (4M float32, 8 nodes; numpy = 1.00) blocks of 16,
+# 32, 64, 128, 256 and 512 KiB took 0.71, 0.64, 0.61, 0.60, 0.60 and 0.61, the whole
+# arrays 0.92: small blocks pay a ufunc call per node per block, large ones leave the
+# 512 KiB L2.
 BLOCK_BYTES = 128 * 1024
-# Below this many elements a kernel runs inline: blocking saves memory traffic only
-# once the arrays leave the cache, and costs a helper call and a loop.
-MIN_BLOCKED = 1 << 17
+# Results smaller than this run inline, over whole arrays. Measured on [rows, 1024]
+# float32 chains (blocked / whole time): 8 nodes with exp and sin 1.04 at 512 KiB,
+# 0.93-1.10 at 2 MiB, 0.50 at 4 MiB; 4 cheap nodes 1.57 at 256 KiB, 1.22 at 2 MiB,
+# 1.09-1.21 at 4 MiB, 0.47 at 16 MiB. Arrays of a few MiB stay in the 32 MiB L3, so
+# blocks pay off from about 4 MiB (heavy nodes gain far more than cheap ones lose).
+MIN_BLOCKED_BYTES = 4 << 20
 
 
 class Blocks:
@@ -86,7 +90,7 @@ def blocking(loads, unknown, block: int, min_elems: int) -> Optional[Blocks]:
         unknown: per operand, the dims its static type leaves unknown; each must be
             the output's dim (not broadcast), as lowering assumed.
         block: elements per block (of the flattened output).
-        min_elems: outputs smaller than this run inline.
+        min_elems: outputs with fewer elements run inline.
     """
     try:
         shape = np.broadcast_shapes(*[np.shape(a) for a in loads])
@@ -195,7 +199,8 @@ def emit_fused(em, kernel: Kernel, depth: int) -> None:
     store = kernel.stores[0]
     shape = store.type.shape
     n = num_elements(shape)
-    if len(shape) == 0 or (n is not None and n < MIN_BLOCKED):
+    if len(shape) == 0 or (n is not None and n * store.type.dtype.np.itemsize <
+                           MIN_BLOCKED_BYTES):
         names = _Names(em, kernel, {}, arrays=len(shape) > 0)
         result = emit_plain(em, kernel, names, depth)
         em.bind(store, result)
@@ -262,7 +267,8 @@ def _blocked_function(em, kernel: Kernel, loads) -> str:
     itemsize = max(v.type.dtype.np.itemsize for v in values)
     block = max(1, BLOCK_BYTES // itemsize)
     em.line(1, f"bk = _blocking(({''.join(p + ', ' for p in params)}), {unknown!r}, "
-               f"{block}, {MIN_BLOCKED})", kernel.node)
+               f"{block}, {-(-MIN_BLOCKED_BYTES // store.type.dtype.np.itemsize)})",
+            kernel.node)
     em.line(1, "if bk is None:", kernel.node)
     names = _Names(em, kernel, {id(v): p for v, p in zip(loads, params)}, arrays=True)
     em.line(2, f"return {emit_plain(em, kernel, names, 2)}")
