@@ -35,15 +35,17 @@ from __future__ import annotations
 import itertools
 import linecache
 import traceback
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
 from ..ir.errors import GraphJitError, GraphRuntimeError
 from ..ir.graph import Graph
-from ..ir.registry import get_op
-from ..ir.types import num_elements
-from .lowering import CONTROL, EXTERN, FUSED, Kernel, Program, lower, lower_bodies
+from .fusion import emit_fused
+from .kernels import (EXPRESSIONS, call_text, ignore_fp_errors, is_one_element_bool,
+                      node_kernel, restore_fp_errors, truth)
+from .loop import emit_loop
+from .lowering import CONTROL, FUSED, Kernel, Program, lower, lower_bodies
 
 __all__ = ["compile_graph", "CompiledGraph", "make_node_kernel", "Emitter"]
 
@@ -66,13 +68,15 @@ class CompiledGraph:
         self.fn, self.source, self._nodes = generate(self.program)
 
     def __call__(self, *args):
+        token = ignore_fp_errors()
         try:
-            with np.errstate(all="ignore"):
-                return self.fn(*args)
+            return self.fn(*args)
         except (GraphJitError, AssertionError):
             raise
         except Exception as e:
             raise self._wrap(e) from e
+        finally:
+            restore_fp_errors(token)
 
     def _wrap(self, e: Exception) -> GraphRuntimeError:
         node = None
@@ -101,7 +105,7 @@ def runtime_error_class(original: type) -> type:
         if original.__module__ == "builtins" and issubclass(original, Exception) and \
                 not issubclass(original, (OSError, UnicodeError, RuntimeError)):
             try:
-                cls = type(f"GraphRuntimeError", (GraphRuntimeError, original),
+                cls = type("GraphRuntimeError", (GraphRuntimeError, original),
                            {"__str__": GraphRuntimeError.__str__,
                             "__module__": GraphRuntimeError.__module__})
                 cls("probe")
@@ -109,23 +113,6 @@ def runtime_error_class(original: type) -> type:
                 cls = GraphRuntimeError
         _RUNTIME_CLASSES[original] = cls
     return cls
-
-
-def truth(c, what: str = "condition") -> bool:
-    """The value of a one-element condition.
-
-    Raises:
-        ValueError: c does not have exactly one element.
-    """
-    a = np.asarray(c)
-    if a.size != 1:
-        raise ValueError(f"the {what} must have exactly one element, got shape {a.shape}")
-    return bool(a.reshape(-1)[0])
-
-
-def is_one_element_bool(t) -> bool:
-    """A value of this type can be tested with a plain `if v:` (numpy agrees)."""
-    return t.dtype.is_bool and t.shape is not None and num_elements(t.shape) == 1
 
 
 # -- the emitter ------------------------------------------------------------------------------
@@ -209,6 +196,8 @@ class Emitter:
         name in `keep`, which a live value still uses)."""
         names = []
         for v in values:
+            if v.type.shape == ():
+                continue          # a scalar: deleting it costs more than it frees
             n = self.names.get(id(self.aliases.get(id(v), v)))
             if n is not None and n not in self.env and n not in keep and n not in names:
                 names.append(n)
@@ -235,7 +224,6 @@ class Emitter:
 
     def kernel(self, k: Kernel, depth: int) -> None:
         if k.kind == FUSED:
-            from .fusion import emit_fused
             emit_fused(self, k, depth)
             return
         node = k.node
@@ -269,31 +257,6 @@ def _const_value(arr):
 
 
 # -- extern nodes: one emitter per op, a kernel call otherwise --------------------------------
-# numpy ufuncs that a Python operator computes identically when both inputs have one
-# dtype of the given kinds (b bool, i/u int, f float); on numpy scalars the operator
-# takes numpy's scalar fast path, ~15x quicker than calling the ufunc
-_OPERATORS = {
-    np.add: ("+", "iuf"), np.subtract: ("-", "iuf"), np.multiply: ("*", "iuf"),
-    np.true_divide: ("/", "f"),
-    np.less: ("<", "biuf"), np.less_equal: ("<=", "biuf"), np.greater: (">", "biuf"),
-    np.greater_equal: (">=", "biuf"), np.equal: ("==", "biuf"),
-    np.not_equal: ("!=", "biuf"),
-    np.logical_and: ("&", "b"), np.logical_or: ("|", "b"), np.logical_xor: ("^", "b"),
-}
-
-
-def operator_of(kernel, node) -> Optional[str]:
-    """The Python operator computing this node's kernel identically, if any."""
-    try:
-        op, kinds = _OPERATORS[kernel]
-    except (KeyError, TypeError):
-        return None
-    if len(node.inputs) != 2 or len(node.outputs) != 1:
-        return None
-    a, b = (v.type.dtype for v in node.inputs)
-    return op if a is b and a.kind in kinds else None
-
-
 def _target(em: Emitter, node) -> str:
     outs = [em.name(o) for o in node.outputs]
     if not outs:
@@ -301,94 +264,15 @@ def _target(em: Emitter, node) -> str:
     return (outs[0] if len(outs) == 1 else ", ".join(outs) + ",") + " = "
 
 
-def call_text(em: Emitter, node, ins: Sequence[str]) -> str:
-    """The expression running a node: its operator, or a call of its kernel."""
-    kernel = make_node_kernel(node)
-    op = operator_of(kernel, node)
-    if op is not None:
-        return f"{ins[0]} {op} {ins[1]}"
-    return f"{em.glob(kernel, 'k')}({', '.join(ins)})"
-
-
 def emit_call(em: Emitter, k: Kernel, ins: List[str], depth: int) -> None:
     node = k.node
     em.line(depth, f"{_target(em, node)}{call_text(em, node, ins)}", node)
 
 
-def _index_text(rank: int, picks) -> str:
-    """The text of an index over `rank` dims with `picks` {dim: text} (others `:`)."""
-    last = max(picks)
-    return ", ".join(picks.get(k, ":") for k in range(last + 1))
-
-
-def _squeeze(node, x):
-    t, o = node.inputs[0].type, node.outputs[0].type
-    axis = node.attrs.get("axis")
-    if t.rank is None or o.rank in (None, 0) or axis is None or axis == ():
-        return None
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
-    axes = {int(a) % t.rank for a in axes}
-    if any(t.shape[a] != 1 for a in axes):
-        return None   # np.squeeze checks an unknown dim at run time; x[0] would not
-    return f"{x}[{_index_text(t.rank, {a: '0' for a in axes})}]"
-
-
-def _expand_dims(node, x):
-    t = node.inputs[0].type
-    if t.rank is None:
-        return None
-    a = int(node.attrs["axis"]) % (t.rank + 1)
-    return f"{x}[{_index_text(t.rank + 1, {a: 'None'})}]"
-
-
-def _matmul(node, x, y):
-    (a, b), o = (v.type for v in node.inputs), node.outputs[0].type
-    if node.attrs.get("transpose_a") or node.attrs.get("transpose_b"):
-        return None
-    if a.dtype is not o.dtype or b.dtype is not o.dtype or not a.rank or not b.rank:
-        return None
-    return f"{x} @ {y}"
-
-
-def _reduce_with(ufunc):
-    """ReduceMax/Min/Sum as `ufunc.reduce`, which np.max/min/sum call (without their
-    Python wrapper); a float16 sum accumulates in float32 as the kernel does."""
-    def expr(node, x, em):
-        o = node.outputs[0].type.dtype.np
-        i = node.inputs[0].type.dtype.np
-        acc = None
-        if ufunc is np.add:
-            acc = np.dtype(np.float32) if o == np.float16 else o
-        elif i != o:
-            return None
-        axis = node.attrs["axis"]
-        axis = None if axis is None or axis == () else (
-            axis if isinstance(axis, int) else tuple(axis))
-        kd = bool(node.attrs["keep_dims"])
-        text = (f"{em.ref(ufunc.reduce, ufunc.__name__ + '_reduce')}({x}, {axis!r}, "
-                f"{em.glob(acc, '_dtype') if acc is not None else 'None'}, None, {kd})")
-        if acc is not None and acc != o:
-            text = f"np.asarray({text}, {em.glob(o, '_dtype')})"
-        return text
-    return expr
-
-
-# ops that a numpy expression computes identically (a view for the shape ops),
-# without a call: the frontend's sliced and concatenated loop values are
-# Squeeze(slice, 0) and ExpandDims(value, 0)
-_INLINE = {"Squeeze": _squeeze, "ExpandDims": _expand_dims, "MatMul": _matmul}
-_INLINE_WITH_EMITTER = {"ReduceMax": _reduce_with(np.maximum),
-                        "ReduceMin": _reduce_with(np.minimum),
-                        "ReduceSum": _reduce_with(np.add)}
-
-
-def _emit_inline(em: Emitter, k: Kernel, ins: List[str], depth: int) -> None:
+def _emit_expression(em: Emitter, k: Kernel, ins: List[str], depth: int) -> None:
     node = k.node
     if len(node.outputs) == 1:
-        if node.op in _INLINE:
-            expr = _INLINE[node.op](node, *ins)
-        else:
-            expr = _INLINE_WITH_EMITTER[node.op](node, *ins, em)
+        expr = EXPRESSIONS[node.op](node, em, *ins)
         if expr is not None:
             em.line(depth, f"{em.name(node.outputs[0])} = {expr}", node)
             return
@@ -406,6 +290,12 @@ def _emit_if(em: Emitter, k: Kernel, ins: List[str], depth: int) -> None:
         body = k.bodies[key]
         for p, name in zip(body.graph.params, operands):
             em.bind(p, name)
+        # a result the branch computes is written straight into the output's variable
+        params = {id(p) for p in body.graph.params}
+        for o, r in zip(outs, body.graph.results):
+            r = body.root(r)
+            if id(r) not in params and id(r) not in em.names and r.producer.op != "Const":
+                em.bind(r, o)
         n_lines = len(em.lines)
         results = em.program_body(body, depth + 1)
         em.assign(depth + 1, outs, results, node)
@@ -413,14 +303,8 @@ def _emit_if(em: Emitter, k: Kernel, ins: List[str], depth: int) -> None:
             em.line(depth + 1, "pass")
 
 
-def _emit_loop(em: Emitter, k: Kernel, ins: List[str], depth: int) -> None:
-    from .loop import emit_loop
-    emit_loop(em, k, ins, depth)
-
-
 EMITTERS: Dict[str, Callable[[Emitter, Kernel, List[str], int], None]] = {
-    "If": _emit_if, "Loop": _emit_loop,
-    **{op: _emit_inline for op in list(_INLINE) + list(_INLINE_WITH_EMITTER)},
+    "If": _emit_if, "Loop": emit_loop, **{op: _emit_expression for op in EXPRESSIONS},
 }
 
 
@@ -451,9 +335,7 @@ def make_node_kernel(node) -> Callable:
         EMITTERS[node.op](em, kernel, ins, 1)
         fn, _, _ = em.function(ins, [em.name(o) for o in node.outputs], node.op)
         return fn
-    opdef = get_op(node.op)
-    return opdef.make_kernel([v.type for v in node.inputs], [o.type for o in node.outputs],
-                             node.attrs)
+    return node_kernel(node)
 
 
 def compile_graph(graph: Graph) -> CompiledGraph:

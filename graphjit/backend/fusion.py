@@ -46,6 +46,7 @@ from typing import Dict, List, Optional, Tuple
 import numpy as np
 
 from ..ir.types import is_static, num_elements
+from .kernels import call_text
 from .lowering import Kernel
 from .recipes import CAST, OUT, SELECT
 
@@ -159,11 +160,11 @@ def _last_reads(kernel: Kernel) -> Dict[int, int]:
     return last
 
 
-def emit_plain(em, kernel: Kernel, names: _Names, depth: int) -> str:
+def emit_plain(em, kernel: Kernel, names: _Names, depth: int,
+               result: Optional[str] = None) -> str:
     """Emit the kernel's nodes one after another over whole arrays; a node whose input
     dies at it and owns a buffer of the node's type writes into it. Returns the
-    name holding the result."""
-    from .executor import call_text
+    name holding the result (`result` if given)."""
     inner = {id(n.outputs[0]) for n in kernel.nodes}
     reusable = {id(v) for v in kernel.reusable}
     load_names = {names(v) for v in kernel.loads}      # freed by the program, not here
@@ -179,14 +180,19 @@ def emit_plain(em, kernel: Kernel, names: _Names, depth: int) -> str:
                         v.type == out.type and not names.is_const(v)):
                     target = texts[pos]
                     break
+        final = i == len(kernel.nodes) - 1
         if target is not None:
             for text in _step_lines(em, recipe.steps, texts, target):
                 em.line(depth, text, node)
+            if final and result is not None:
+                em.line(depth, f"{result} = {target}", node)
+                target = result
         else:
-            target = em.fresh()
+            target = result if final and result is not None else em.fresh()
             em.line(depth, f"{target} = {call_text(em, node, texts)}", node)
         names.map[id(out)] = target
-        dead = {names.map[id(v)] for v in args if id(v) in inner and last[id(v)] == i}
+        dead = {names.map[id(v)] for v in args if id(v) in inner and last[id(v)] == i and
+                v.type.shape != ()}
         dead -= load_names | {target}
         if dead:
             em.line(depth, "del " + ", ".join(sorted(dead)))
@@ -202,8 +208,9 @@ def emit_fused(em, kernel: Kernel, depth: int) -> None:
     if len(shape) == 0 or (n is not None and n * store.type.dtype.np.itemsize <
                            MIN_BLOCKED_BYTES):
         names = _Names(em, kernel, {}, arrays=len(shape) > 0)
-        result = emit_plain(em, kernel, names, depth)
-        em.bind(store, result)
+        # a name given to the result beforehand (an If output, a Loop's condition)
+        wanted = em.names.get(id(store))
+        em.bind(store, emit_plain(em, kernel, names, depth, wanted))
         return
     loads = [v for v in kernel.loads if id(v) not in em.consts]
     fname = _blocked_function(em, kernel, loads)

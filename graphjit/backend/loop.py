@@ -30,6 +30,8 @@ import sys
 
 import numpy as np
 
+from .kernels import is_one_element_bool
+
 __all__ = ["emit_loop", "trip_count", "slice_axis"]
 
 
@@ -160,8 +162,20 @@ def emit_loop(em, kernel, ins, depth: int) -> None:
             accs[ri] = acc
             em.line(d, f"{acc} = []; {acc}_append = {acc}.append", node)
 
+    # the counter is kept only where something reads it
+    back_of = dict(back)
+    checked = [ri for ri, axis in a["output_map"] if axis is None and ri not in back_of]
+    count = n is not None or slicers or iteration is not None or checked
+    # the condition computed in the body is written straight into `go`
+    body_prog = kernel.bodies["body"]
+    if not body_always_true and is_one_element_bool(cond_res.type):
+        root = body_prog.root(cond_res)
+        if root.producer is not None and root.producer.op != "Const":
+            em.bind(root, go)
+
     # the loop
-    em.line(d, f"{i} = 0", node)
+    if count:
+        em.line(d, f"{i} = 0", node)
     test = [go] if check_go else []
     if n is not None:
         test.append(f"{i} < {n}")
@@ -173,15 +187,14 @@ def emit_loop(em, kernel, ins, depth: int) -> None:
         em.line(inner, s, node)
     if iteration is not None:
         em.line(inner, iteration, node)
-    results = em.program_body(kernel.bodies["body"], inner)
+    results = em.program_body(body_prog, inner)
     for ri, acc in accs.items():
         em.line(inner, f"{acc}_append({results[ri]})", node)
     # a result read after the loop must survive the back edges' assignment
     back_vars = {em.name(body.params[bp]) for bp in back_params}
-    back_of = dict(back)
     last = {}
-    for ri, axis in a["output_map"]:
-        if axis is None and ri not in back_of and ri not in last:
+    for ri in checked:
+        if ri not in last:
             r = results[ri]
             if r in back_vars:
                 last[ri] = em.fresh("last")
@@ -189,15 +202,18 @@ def emit_loop(em, kernel, ins, depth: int) -> None:
             else:
                 last[ri] = r
     if not body_always_true:
-        em.line(inner, f"{go} = {em.cond_expr(cond_res)}", node)
+        cond = em.cond_expr(cond_res)
+        if cond != go:
+            em.line(inner, f"{go} = {cond}", node)
     em.assign(inner, [em.name(body.params[bp]) for _, bp in back],
               [results[ri] for ri, _ in back], node)
-    em.line(inner, f"{i} = {j}" if slicers else f"{i} += 1", node)
+    if count:
+        em.line(inner, f"{i} = {j}" if slicers else f"{i} += 1", node)
 
     # the outputs
     for k, ((ri, axis), o) in enumerate(zip(a["output_map"], node.outputs)):
-        out = em.name(o)
         if axis is not None:
+            out = em.name(o)
             empty = _empty(o.type, axis)
             fallback = em.glob(empty if empty is not None else _no_value(
                 f"the Loop ran zero times and output {k} (body result {ri}, concatenated "
@@ -205,11 +221,11 @@ def emit_loop(em, kernel, ins, depth: int) -> None:
                 "_empty") + "()"
             em.line(d, f"{out} = np.concatenate({accs[ri]}, {axis}) if {accs[ri]} "
                        f"else {fallback}", node)
-        elif ri in back_of:
-            em.line(d, f"{out} = {em.name(body.params[back_of[ri]])}", node)
+        elif ri in back_of:        # the parameter's variable holds the last value
+            em.bind(o, em.name(body.params[back_of[ri]]))
         else:
             fail = em.glob(_no_value(
                 f"the Loop ran zero times, so output {k} (the last value of body result "
                 f"{ri}, neither carried by a back edge nor concatenated) has no value"), "_fail")
             em.line(d, f"if not {i}: {fail}()", node)
-            em.line(d, f"{out} = {last[ri]}", node)
+            em.line(d, f"{em.name(o)} = {last[ri]}", node)

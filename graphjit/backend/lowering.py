@@ -30,10 +30,10 @@ from typing import Dict, List, Optional, Tuple
 from ..ir.graph import Graph, Node, Value
 from ..ir.printer import Namer, _fmt_attr, _node_attrs
 from ..ir.registry import get_op
-from ..ir.types import is_static
 from .recipes import Recipe, recipe_for
 
-__all__ = ["Kernel", "Program", "lower", "lower_bodies", "FUSED", "EXTERN", "CONTROL"]
+__all__ = ["Kernel", "Program", "lower", "lower_bodies", "result_is_fresh", "FUSED",
+           "EXTERN", "CONTROL"]
 
 FUSED, EXTERN, CONTROL = "fused", "extern", "control"
 
@@ -280,6 +280,15 @@ def _is_fresh(kernel: Kernel, v: Value) -> bool:
         op = kernel.node.op
         return op in _FRESH_OPS or get_op(op).family in _FRESH_FAMILIES
     return False
+
+
+def result_is_fresh(kernel: Kernel, v: Value) -> bool:
+    """Whether the kernel returns v as a new array or numpy scalar that nothing else
+    holds (a fused kernel's result, a reduction's, a matrix product's)."""
+    if kernel.kind == FUSED:
+        return True
+    return kernel.kind == EXTERN and (kernel.node.op in _FRESH_OPS or
+                                      get_op(kernel.node.op).family in _FRESH_FAMILIES)
 
 
 def _keeps_no_reference(k: Kernel) -> bool:

@@ -181,8 +181,9 @@ def _explain_owner(fn):
 
 # -- compiled models ------------------------------------------------------------------------------------
 def compile_for_model(target, example_inputs, name=None):
-    """The graph, name and runner of a model compiled from a Cell or function for these
-    example inputs (compiled_model.compile makes the CompiledModel)."""
+    """The graph, name, runner and cache entry of a model compiled from a Cell or
+    function for these example inputs (compiled_model.compile makes the CompiledModel;
+    it runs the entry's plan)."""
     if isinstance(target, Cell):
         fn, self_obj, owner = type(target).construct, target, target
         specs = target._input_specs
@@ -206,7 +207,7 @@ def compile_for_model(target, example_inputs, name=None):
                             f"{_constants(entry.key)}, got {_constants(key)}; compile it "
                             f"again for other values")
         return entry.run(tensors)
-    return entry.graph, label, runner
+    return entry.graph, label, runner, entry
 
 
 def _constants(key) -> str:

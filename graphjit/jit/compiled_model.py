@@ -24,18 +24,20 @@ import itertools
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from ..backend.executor import compile_graph
+from ..backend.lowering import result_is_fresh as _allocates
 from ..ir.errors import ModelFileError
 from ..ir.graph import Graph
 from ..ir.serialize import load_model_file, save_graph
-from ..ir.types import TensorType, format_shape
+from ..ir.types import TensorType, format_shape, is_static
 from ..tensor import Tensor, TensorSpec
 from ..tracebacks import user_facing
 from .api import compile_for_model, explain
+from .cache import _fast_key
 
 __all__ = ["CompiledModel", "InferRequest", "compile", "import_model"]
 
@@ -107,23 +109,32 @@ class CompiledModel:
             parameter and result.
         config: configuration keys (see SUPPORTED_CONFIG_KEYS) overriding the defaults.
         source: the Cell or function it was compiled from, if any.
+        plan: the graph's compiled plan, if it was compiled already.
 
     Raises:
         ValueError / TypeError: an unknown config key or a bad value.
     """
 
     def __init__(self, graph: Graph, name: Optional[str] = None, runner: Callable = None,
-                 config: Optional[dict] = None, source=None):
+                 config: Optional[dict] = None, source=None, plan=None):
         self.graph = graph
         self.name = name or graph.name
         self.source = source
         self._user_config = dict(config or {})
         self._config = _make_config(config)
         self._runner = runner
-        self._plan = compile_graph(graph)
+        self._plan = plan if plan is not None else compile_graph(graph)
         self._inputs = tuple((p.name or f"input{i}", p.type)
                              for i, p in enumerate(graph.params))
         self._const_ids = _shared_ids(graph)
+        # the per-call fast paths: the cache entry a Cell's model runs and the call
+        # signatures (dtypes, shapes, constants) already checked once; the exact
+        # dtype and static shape of each input; the outputs that may share memory
+        self._entry = None
+        self._checked: Dict[tuple, bool] = {}
+        self._exact = tuple((t.dtype.np, t.shape if is_static(t.shape) else None)
+                            for _, t in self._inputs)
+        self._unchecked_outputs = _fresh_results(self._plan.program)
         self._pool: Optional[ThreadPoolExecutor] = None
         self._pool_lock = threading.Lock()
         self._request_ids = itertools.count(1)
@@ -136,6 +147,12 @@ class CompiledModel:
             TypeError: wrong number of inputs, or a wrong dtype.
             ValueError: a wrong shape, or dict keys that name no input.
         """
+        if type(inputs) in (list, tuple) and len(inputs) == len(self._exact):
+            for x, (d, shape) in zip(inputs, self._exact):   # arrays exactly as declared
+                if type(x) is not np.ndarray or x.dtype != d or x.shape != shape:
+                    break
+            else:
+                return inputs
         if isinstance(inputs, dict):
             names = [n for n, _ in self._inputs]
             unknown = sorted(set(map(str, inputs)) - set(names))
@@ -160,17 +177,25 @@ class CompiledModel:
     def _execute(self, arrays: List[np.ndarray]) -> List[np.ndarray]:
         """Run the plan; the outputs never alias a constant, an input or each other."""
         outs = self._plan(*arrays)
-        shared = set(self._const_ids)
+        fresh = self._unchecked_outputs
+        if all(fresh):      # each a new array of the plan's own (or a new scalar)
+            return [o if type(o) is np.ndarray else np.asarray(o) for o in outs]
+        consts, shared = self._const_ids, set()
         for a in arrays:
             shared.add(id(a))
             if a.base is not None:
                 shared.add(id(a.base))
         owned = []
-        for o in outs:
-            a = o if isinstance(o, np.ndarray) else np.asarray(o)
-            if id(a) in shared or (a.base is not None and id(a.base) in shared) or \
-                    not a.flags.writeable:
-                a = a.copy()
+        for o, new in zip(outs, fresh):
+            if type(o) is not np.ndarray:       # a numpy scalar: a new array of its own
+                a, new = np.asarray(o), True
+            else:
+                a = o
+            if not new:
+                base = id(a.base) if a.base is not None else None
+                if id(a) in shared or id(a) in consts or base in shared or base in consts \
+                        or not a.flags.writeable:
+                    a = a.copy()
             shared.add(id(a))
             if a.base is not None:
                 shared.add(id(a.base))
@@ -192,12 +217,26 @@ class CompiledModel:
         """Run the model. Compiled from a Cell or function, it takes what the Cell
         takes and returns what it returns; otherwise it takes one array or Tensor per
         input and returns a Tensor (or a tuple of Tensors)."""
+        entry = self._entry
+        if entry is not None:
+            fast = _fast_key(inputs)
+            if fast is not None and fast[0] in self._checked:
+                return self._own_tree(entry.run_arrays(fast[1]))
         if self._runner is not None:
-            return self._own_tree(self._runner(*inputs))
+            out = self._own_tree(self._runner(*inputs))
+            if entry is not None and fast is not None:
+                self._checked[fast[0]] = True    # these checks passed; next time skip them
+            return out
         outs = [Tensor._wrap(o) for o in self._execute(self._prepare(list(inputs)))]
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def _own_tree(self, x):
+        if type(x) is Tensor:
+            a = x._data
+            if id(a) in self._const_ids or (a.base is not None and id(a.base) in
+                                            self._const_ids):
+                return Tensor._wrap(a.copy())
+            return x
         if isinstance(x, Tensor):
             a = np.asarray(x)
             if id(a) in self._const_ids or (a.base is not None and id(a.base) in
@@ -276,6 +315,19 @@ class CompiledModel:
         return f"<CompiledModel {self.name}({ins})>"
 
 
+def _fresh_results(program) -> Tuple[bool, ...]:
+    """Per graph result: whether the plan always returns it as a new array (or a numpy
+    scalar) that nothing else holds: computed by a kernel that allocates its result,
+    and returned once."""
+    counts: Dict[int, int] = {}
+    roots = [program.root(r) for r in program.graph.results]
+    for r in roots:
+        counts[id(r)] = counts.get(id(r), 0) + 1
+    made = {id(v): k for k in program.kernels for v in k.stores}
+    return tuple(counts[id(r)] == 1 and id(r) in made and _allocates(made[id(r)], r)
+                 for r in roots)
+
+
 def _check_input(i: int, name: str, t: TensorType, x) -> np.ndarray:
     if isinstance(x, TensorSpec) or (isinstance(x, Tensor) and not x.has_data):
         raise ValueError(f"input {i} '{name}' is a tensor without data; pass an array")
@@ -302,8 +354,7 @@ class InferRequest:
     def __init__(self, model: CompiledModel, rid: int):
         self.model = model
         self.id = rid
-        self._lock = threading.Lock()
-        self._busy = False
+        self._running = threading.Lock()     # held while an inference runs
         self._done = threading.Event()
         self._done.set()
         self._started = False
@@ -313,16 +364,13 @@ class InferRequest:
         self._error: Optional[BaseException] = None
 
     def _claim(self) -> None:
-        with self._lock:
-            if self._busy:
-                raise RuntimeError(f"infer request {self.id} is busy with an inference started "
-                                   f"by start_async(); call wait() first, or use another "
-                                   f"request")
-            self._busy = True
+        if not self._running.acquire(blocking=False):
+            raise RuntimeError(f"infer request {self.id} is busy with an inference started "
+                               f"by start_async(); call wait() first, or use another "
+                               f"request")
 
     def _release(self) -> None:
-        with self._lock:
-            self._busy = False
+        self._running.release()
 
     def infer(self, inputs=()) -> List[np.ndarray]:
         """Run synchronously.
@@ -428,7 +476,7 @@ class InferRequest:
         return None if self._outputs is None else list(self._outputs)
 
     def __repr__(self):
-        state = "busy" if self._busy else "idle"
+        state = "busy" if self._running.locked() else "idle"
         return f"<InferRequest {self.id} of {self.model.name}: {state}>"
 
 
@@ -452,10 +500,12 @@ def compile(net_or_function, *example_inputs, name: Optional[str] = None,
     """
     settings = _make_config(config)
     try:
-        graph, label, runner = compile_for_model(net_or_function, example_inputs, name)
+        graph, label, runner, entry = compile_for_model(net_or_function, example_inputs, name)
     except Exception as e:   # raised from here: the one graphjit frame users see
         raise user_facing(e)
-    model = CompiledModel(graph, name=label, runner=runner, source=net_or_function)
+    model = CompiledModel(graph, name=label, runner=runner, source=net_or_function,
+                          plan=entry.plan)
+    model._entry = entry
     if config:
         model._user_config, model._config = dict(config), settings
     if model._runner is not None:
