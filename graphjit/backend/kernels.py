@@ -134,9 +134,25 @@ def _matmul(node, em, x, y):
     return f"{x} @ {y}"
 
 
+def _index_item(i) -> str:
+    if isinstance(i, tuple):               # ("slice", start, stop, step)
+        return ":".join("" if p is None else str(p) for p in i[1:])
+    return "..." if i == "..." else "None" if i is None else str(int(i))
+
+
+def _index(node, em, x):
+    """Basic indexing (ints, slices, None, ...) written as Python indexing."""
+    if node.inputs[0].type.rank in (None, 0):
+        return None
+    items = node.attrs["index"]
+    return f"{x}[{', '.join(_index_item(i) for i in items)}]"
+
+
 def _reduce_with(ufunc):
     """ReduceMax/Min/Sum as `ufunc.reduce`, which np.max/min/sum call (without their
     Python wrapper); a float16 sum accumulates in float32 as the kernel does."""
+    reduce = ufunc.reduce          # one bound method, so one global names it
+
     def expr(node, em, x):
         o = node.outputs[0].type.dtype.np
         i = node.inputs[0].type.dtype.np
@@ -149,7 +165,7 @@ def _reduce_with(ufunc):
         axis = None if axis is None or axis == () else (
             axis if isinstance(axis, int) else tuple(axis))
         kd = bool(node.attrs["keep_dims"])
-        text = (f"{em.ref(ufunc.reduce, ufunc.__name__ + '_reduce')}({x}, {axis!r}, "
+        text = (f"{em.ref(reduce, ufunc.__name__ + '_reduce')}({x}, {axis!r}, "
                 f"{em.glob(acc, '_dtype') if acc is not None else 'None'}, None, {kd})")
         if acc is not None and acc != o:
             text = f"np.asarray({text}, {em.glob(o, '_dtype')})"
@@ -161,6 +177,7 @@ def _reduce_with(ufunc):
 # without a call, as `fn(node, em, *input names) -> text or None`: the frontend's
 # sliced and concatenated loop values are Squeeze(slice, 0) and ExpandDims(value, 0)
 EXPRESSIONS = {"Squeeze": _squeeze, "ExpandDims": _expand_dims, "MatMul": _matmul,
+               "Index": _index,
                "ReduceMax": _reduce_with(np.maximum), "ReduceMin": _reduce_with(np.minimum),
                "ReduceSum": _reduce_with(np.add)}
 

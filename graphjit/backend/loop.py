@@ -116,7 +116,7 @@ def emit_loop(em, kernel, ins, depth: int) -> None:
     check_go = not (body_always_true and _is_true_const(node.inputs[1]))
     go = em.fresh("go")
     if check_go:
-        em.line(d, f"{go} = _truth({ins[1]})", node)
+        em.line(d, f"{go} = {em.cond_expr(node.inputs[1], ins[1])}", node)
 
     # parameters: invariant ones are the outer variables; back-edged ones get their own
     for li, bp, axis in a["input_map"]:

@@ -142,6 +142,22 @@ def test_inline_shape_ops_and_matmul_match_the_kernels():
         np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.parametrize("index", [(0,), (-1,), (("slice", 1, None, None),),
+                                   (1, ("slice", None, None, -1)), ("...", 0), (None, 2),
+                                   (("slice", 0, 3, 2), None, "...")])
+def test_inline_indexing_matches_the_kernel(index):
+    g = Graph("f")
+    x = g.add_param(T(F32, 3, 4), "x")
+    node = g.add_node("Index", [x], {"index": index})
+    g.set_results(node.outputs)
+    cg = compiled(g)
+    assert "k" not in cg.source.split("\n")[-3]          # written as x[...], not a call
+    xv = np.arange(12, dtype=np.float32).reshape(3, 4)
+    got, want = cg(xv)[0], make_node_kernel(node)(xv)
+    assert np.shape(got) == np.shape(want) and np.asarray(got).dtype == np.asarray(want).dtype
+    np.testing.assert_array_equal(got, want)
+
+
 def test_squeeze_of_an_unknown_dim_is_checked_at_run_time():
     g = Graph("f")
     x = g.add_param(T(F32, None, 3), "x")
