@@ -211,6 +211,7 @@ def emit_loop(em, kernel, ins, depth: int) -> None:
         em.line(inner, f"{i} = {j}" if slicers else f"{i} += 1", node)
 
     # the outputs
+    taken = set()
     for k, ((ri, axis), o) in enumerate(zip(a["output_map"], node.outputs)):
         if axis is not None:
             out = em.name(o)
@@ -222,7 +223,12 @@ def emit_loop(em, kernel, ins, depth: int) -> None:
             em.line(d, f"{out} = np.concatenate({accs[ri]}, {axis}) if {accs[ri]} "
                        f"else {fallback}", node)
         elif ri in back_of:        # the parameter's variable holds the last value
-            em.bind(o, em.name(body.params[back_of[ri]]))
+            p = em.name(body.params[back_of[ri]])
+            if p in taken:         # each output a variable of its own (each is freed)
+                em.line(d, f"{em.name(o)} = {p}", node)
+            else:
+                taken.add(p)
+                em.bind(o, p)
         else:
             fail = em.glob(_no_value(
                 f"the Loop ran zero times, so output {k} (the last value of body result "

@@ -204,3 +204,23 @@ def test_peak_memory_of_a_layernorm_is_no_more_than_numpys():
 
     np.testing.assert_allclose(cg(xv)[0], by_hand(), rtol=1e-5, atol=1e-5)
     assert _peak(lambda: cg(xv)) <= _peak(by_hand)
+
+
+def test_two_outputs_of_one_loop_value_are_freed_separately():
+    g = Graph("f")
+    x = g.add_param(T(F32, 4), "x")
+    n = g.add_param(T(I64), "n")
+
+    def step(b, i, carried, sliced, invariant):
+        return True, [b.apply("Add", carried[0], b.const(np.float32(1)))], []
+
+    (first,) = loop(g, step, trip_count=n, carried=[x])
+    node = first.producer
+    node.attrs["output_map"] = list(node.attrs["output_map"]) * 2     # the last value twice
+    node.outputs = node.outputs + (type(first)(first.type, g, node, 1),)
+    second = node.outputs[1]
+    g.set_results([g.apply("Exp", first), second])   # `first` dies at Exp, `second` lives
+    xv = np.zeros(4, np.float32)
+    a, b = compile_graph(g)(xv, np.int64(2))
+    np.testing.assert_array_equal(a, np.exp(xv + 2))
+    np.testing.assert_array_equal(b, xv + 2)
