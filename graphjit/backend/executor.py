@@ -42,8 +42,8 @@ import numpy as np
 from ..ir.errors import GraphJitError, GraphRuntimeError
 from ..ir.graph import Graph
 from .fusion import emit_fused
-from .kernels import (EXPRESSIONS, call_text, ignore_fp_errors, is_one_element_bool,
-                      node_kernel, restore_fp_errors, truth)
+from .kernels import (EXPRESSIONS, FP_IGNORED, FP_STATE, call_text, ignore_fp_errors,
+                      is_one_element_bool, node_kernel, restore_fp_errors, truth)
 from .loop import emit_loop
 from .lowering import CONTROL, FUSED, Kernel, Program, lower, lower_bodies
 
@@ -68,7 +68,10 @@ class CompiledGraph:
         self.fn, self.source, self._nodes = generate(self.program)
 
     def __call__(self, *args):
-        token = ignore_fp_errors()
+        if FP_STATE is None:
+            token = ignore_fp_errors()
+        else:                       # ignore_fp_errors, without a call (a small graph's
+            token = FP_STATE.set(FP_IGNORED)      # run is a few microseconds)
         try:
             return self.fn(*args)
         except (GraphJitError, AssertionError):
@@ -76,7 +79,7 @@ class CompiledGraph:
         except Exception as e:
             raise self._wrap(e) from e
         finally:
-            restore_fp_errors(token)
+            restore_fp_errors(token) if FP_STATE is None else FP_STATE.reset(token)
 
     def _wrap(self, e: Exception) -> GraphRuntimeError:
         node = None

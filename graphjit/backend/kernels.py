@@ -11,33 +11,35 @@ from ..ir.registry import get_op
 from ..ir.types import num_elements
 
 __all__ = ["truth", "is_one_element_bool", "node_kernel", "operator_of", "call_text",
-           "EXPRESSIONS", "ignore_fp_errors", "restore_fp_errors"]
+           "EXPRESSIONS", "ignore_fp_errors", "restore_fp_errors", "FP_STATE", "FP_IGNORED"]
 
 
 # numpy keeps its floating-point error state in a context variable (numpy >= 2); setting
 # it to a saved "ignore all" state costs 0.4 us where `with np.errstate(...)` costs 3 us,
 # which is a third of a small graph's run
+# (FP_STATE.set(FP_IGNORED) and FP_STATE.reset(token), where FP_STATE is not None, are
+# what the two functions below do, for callers that cannot afford a function call)
 try:
-    from numpy._core._ufunc_config import _extobj_contextvar as _FP_STATE
+    from numpy._core._ufunc_config import _extobj_contextvar as FP_STATE
     with np.errstate(all="ignore"):
-        _IGNORE = _FP_STATE.get()
+        FP_IGNORED = FP_STATE.get()
 except (ImportError, AttributeError):      # older numpy: seterr, as errstate does there
-    _FP_STATE = None
+    FP_STATE = FP_IGNORED = None
 
 
 def ignore_fp_errors():
     """Stop numpy warning about floating-point errors (overflow, division by zero,
     invalid values) in this thread, as eager mode does; returns the token that
     restore_fp_errors takes."""
-    if _FP_STATE is not None:
-        return _FP_STATE.set(_IGNORE)
+    if FP_STATE is not None:
+        return FP_STATE.set(FP_IGNORED)
     return np.seterr(all="ignore")
 
 
 def restore_fp_errors(token) -> None:
     """Undo ignore_fp_errors."""
-    if _FP_STATE is not None:
-        _FP_STATE.reset(token)
+    if FP_STATE is not None:
+        FP_STATE.reset(token)
     else:
         np.seterr(**token)
 
