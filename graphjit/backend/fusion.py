@@ -135,6 +135,12 @@ def _full(v) -> bool:
     return s is not None and len(s) >= 1 and is_static(s)
 
 
+def _same_shape_as_result(v, args) -> bool:
+    """Whether v's array has the shape of the node's result whatever the run-time dims:
+    its type gives every dim, or every other operand is a scalar."""
+    return _full(v) or all(a is v or a.type.shape == () for a in args)
+
+
 class _Names:
     """The text of each operand of a kernel: loads, constants, intermediate values."""
 
@@ -173,11 +179,12 @@ def emit_plain(em, kernel: Kernel, names: _Names, depth: int,
         out = node.outputs[0]
         texts = [names(v) for v in args]
         target = None
-        if not any(recipe.casts) and _full(out):
+        if not any(recipe.casts) and out.type.shape:
             for pos in recipe.shares:
                 v = args[pos]
                 if ((id(v) in inner or id(v) in reusable) and last[id(v)] == i and
-                        v.type == out.type and not names.is_const(v)):
+                        v.type == out.type and not names.is_const(v) and
+                        _same_shape_as_result(v, args)):
                     target = texts[pos]
                     break
         final = i == len(kernel.nodes) - 1
@@ -273,9 +280,13 @@ def _blocked_function(em, kernel: Kernel, loads) -> str:
     values = list(loads) + [n.outputs[0] for n in kernel.nodes]
     itemsize = max(v.type.dtype.np.itemsize for v in values)
     block = max(1, BLOCK_BYTES // itemsize)
-    em.line(1, f"bk = _blocking(({''.join(p + ', ' for p in params)}), {unknown!r}, "
-               f"{block}, {-(-MIN_BLOCKED_BYTES // store.type.dtype.np.itemsize)})",
-            kernel.node)
+    min_elems = -(-MIN_BLOCKED_BYTES // store.type.dtype.np.itemsize)
+    # the result has at most as many elements as the operands' product: a cheap test
+    # that sends small calls inline before _blocking looks at the shapes
+    sizes = " * ".join(f"{p}.size" for p, v in zip(params, loads) if len(v.type.shape))
+    small = f"None if {sizes} < {min_elems} else " if sizes else ""
+    em.line(1, f"bk = {small}_blocking(({''.join(p + ', ' for p in params)}), {unknown!r}, "
+               f"{block}, {min_elems})", kernel.node)
     em.line(1, "if bk is None:", kernel.node)
     names = _Names(em, kernel, {id(v): p for v, p in zip(loads, params)}, arrays=True)
     em.line(2, f"return {emit_plain(em, kernel, names, 2)}")
