@@ -150,6 +150,18 @@ def _index(node, em, x):
     return f"{x}[{', '.join(_index_item(i) for i in items)}]"
 
 
+def _gather(node, em, x, i):
+    """Gather of one integer (rank 0) index: Python indexing (a view, as Index gives);
+    an index out of range goes to the kernel, which raises eager mode's error."""
+    xt, it = (v.type for v in node.inputs)
+    if xt.rank in (None, 0) or it.shape != () or not it.dtype.is_integer:
+        return None
+    axis = int(node.attrs["axis"]) % xt.rank
+    n = f"{x}.shape[{axis}]"
+    return (f"{x}[{':, ' * axis}{i}] if -{n} <= {i} < {n} else "
+            f"{em.glob(node_kernel(node), 'k')}({x}, {i})")
+
+
 def _reduce_with(ufunc):
     """ReduceMax/Min/Sum as `ufunc.reduce`, which np.max/min/sum call (without their
     Python wrapper); a float16 sum accumulates in float32 as the kernel does."""
@@ -179,7 +191,7 @@ def _reduce_with(ufunc):
 # without a call, as `fn(node, em, *input names) -> text or None`: the frontend's
 # sliced and concatenated loop values are Squeeze(slice, 0) and ExpandDims(value, 0)
 EXPRESSIONS = {"Squeeze": _squeeze, "ExpandDims": _expand_dims, "MatMul": _matmul,
-               "Index": _index,
+               "Index": _index, "Gather": _gather,
                "ReduceMax": _reduce_with(np.maximum), "ReduceMin": _reduce_with(np.minimum),
                "ReduceSum": _reduce_with(np.add)}
 

@@ -1,5 +1,6 @@
 """The executor: If and Loop run as inline nested plans, built once; inline numpy
 expressions agree with the kernels they replace; run-time errors name the node."""
+import re
 import threading
 
 import numpy as np
@@ -155,6 +156,29 @@ def test_inline_indexing_matches_the_kernel(index):
     xv = np.arange(12, dtype=np.float32).reshape(3, 4)
     got, want = cg(xv)[0], make_node_kernel(node)(xv)
     assert np.shape(got) == np.shape(want) and np.asarray(got).dtype == np.asarray(want).dtype
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+@pytest.mark.parametrize("i", [0, 2, -3, 3, -4])
+def test_gather_of_one_index_matches_the_kernel_and_its_error(axis, i):
+    g = Graph("f")
+    x = g.add_param(T(F32, 3, 3), "x")
+    k = g.add_param(T(I32), "k")
+    node = g.add_node("Gather", [x, k], {"axis": axis})
+    g.set_results(node.outputs)
+    cg = compiled(g)
+    assert "if -v0.shape[" in cg.source
+    xv = np.arange(9, dtype=np.float32).reshape(3, 3)
+    try:
+        want = make_node_kernel(node)(xv, np.int32(i))
+    except IndexError as e:
+        with pytest.raises(GraphRuntimeError, match=re.escape(str(e))) as info:
+            cg(xv, np.int32(i))
+        assert isinstance(info.value, IndexError)
+        return
+    got = cg(xv, np.int32(i))[0]
+    assert got.shape == want.shape and got.dtype == want.dtype
     np.testing.assert_array_equal(got, want)
 
 
