@@ -136,7 +136,8 @@ class Emitter:
         self.names: Dict[int, str] = {}
         self.consts: Dict[int, object] = {}        # id(value) -> its array
         self.aliases: Dict[int, object] = {}       # id(value) -> the value it names
-        self._arrays: Dict[int, str] = {}          # id(value) -> global of its 0-d array
+        self._arrays: Dict[str, str] = {}          # a constant's global -> its array's
+        self._const_names: Dict[tuple, str] = {}   # equal constants share one global
         self._ids = itertools.count()
 
     # names
@@ -172,9 +173,10 @@ class Emitter:
         values that are not constants."""
         if id(value) not in self.consts:
             return None
-        n = self._arrays.get(id(value))
+        scalar = self.name(value)              # the global of its runtime value
+        n = self._arrays.get(scalar)
         if n is None:
-            n = self._arrays[id(value)] = self.glob(np.asarray(self.consts[id(value)]), "c")
+            n = self._arrays[scalar] = self.glob(np.asarray(self.consts[id(value)]), "c")
         return n
 
     # lines
@@ -212,9 +214,15 @@ class Emitter:
         """Emit the kernels of a lowered program (its params must be bound); returns
         the names of its results."""
         for node in prog.consts:
-            value = _const_value(node.attrs["value"])
-            self.consts[id(node.outputs[0])] = node.attrs["value"]
-            self.bind(node.outputs[0], self.glob(value, "c"))
+            arr = node.attrs["value"]
+            key = _const_key(arr)
+            name = self._const_names.get(key) if key is not None else None
+            if name is None:
+                name = self.glob(_const_value(arr), "c")
+                if key is not None:
+                    self._const_names[key] = name
+            self.consts[id(node.outputs[0])] = arr
+            self.bind(node.outputs[0], name)
         for v in prog.aliases:
             self.aliases[id(v)] = prog.root(v)
         self.free(depth, prog.entry_frees)
@@ -251,6 +259,15 @@ class Emitter:
         exec(code, self.env)
         linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
         return self.env["run"], src, nodes
+
+
+def _const_key(arr) -> Optional[tuple]:
+    """A key equal for constants with the same dtype, shape and bytes (the front-end
+    makes a copy of a weight each time the code reads it: one array serves them all,
+    so the caches hold it once); None for large ones (hashing them costs)."""
+    if not isinstance(arr, np.ndarray) or arr.nbytes > (1 << 20) or arr.dtype.hasobject:
+        return None
+    return arr.dtype.str, arr.shape, arr.tobytes()
 
 
 def _const_value(arr):
