@@ -174,6 +174,8 @@ class Emitter:
         if id(value) not in self.consts:
             return None
         scalar = self.name(value)              # the global of its runtime value
+        if isinstance(self.env[scalar], np.ndarray):
+            return scalar
         n = self._arrays.get(scalar)
         if n is None:
             n = self._arrays[scalar] = self.glob(np.asarray(self.consts[id(value)]), "c")
