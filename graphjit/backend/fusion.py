@@ -144,7 +144,7 @@ def _same_shape_as_result(v, args) -> bool:
 class _Names:
     """The text of each operand of a kernel: loads, constants, intermediate values."""
 
-    def __init__(self, em, kernel: Kernel, loads: Dict[int, str], arrays: bool):
+    def __init__(self, em, loads: Dict[int, str], arrays: bool):
         self.em, self.map, self.arrays = em, dict(loads), arrays
 
     def __call__(self, v) -> str:
@@ -214,7 +214,7 @@ def emit_fused(em, kernel: Kernel, depth: int) -> None:
     n = num_elements(shape)
     if len(shape) == 0 or (n is not None and n * store.type.dtype.np.itemsize <
                            MIN_BLOCKED_BYTES):
-        names = _Names(em, kernel, {}, arrays=len(shape) > 0)
+        names = _Names(em, {}, arrays=len(shape) > 0)
         # a name given to the result beforehand (an If output, a Loop's condition)
         wanted = em.names.get(id(store))
         em.bind(store, emit_plain(em, kernel, names, depth, wanted))
@@ -288,7 +288,7 @@ def _blocked_function(em, kernel: Kernel, loads) -> str:
     em.line(1, f"bk = {small}_blocking(({''.join(p + ', ' for p in params)}), {unknown!r}, "
                f"{block}, {min_elems})", kernel.node)
     em.line(1, "if bk is None:", kernel.node)
-    names = _Names(em, kernel, {id(v): p for v, p in zip(loads, params)}, arrays=True)
+    names = _Names(em, {id(v): p for v, p in zip(loads, params)}, arrays=True)
     em.line(2, f"return {emit_plain(em, kernel, names, 2)}")
 
     # the blocked path: views of the operands, the output, scratch buffers
