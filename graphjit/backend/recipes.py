@@ -101,7 +101,7 @@ def _binary(name, ins, out) -> Optional[Recipe]:
     steps = None
     if isinstance(ufunc, np.ufunc):
         steps = (Step(ufunc, (0, 1)),)
-    elif name == "Pow" and cdt.is_floating:            # _pow is np.power on floats
+    elif name == "Pow" and cdt.is_floating:            # recipe_for picks _pow's case
         steps = (Step(np.power, (0, 1)),)
     elif name == "TruncateDiv" and cdt.is_floating:    # np.trunc(a / b)
         steps = (Step(np.true_divide, (0, 1)), Step(np.trunc, (OUT,)))
@@ -172,8 +172,36 @@ def recipe_for(node) -> Optional[Recipe]:
         return None
     if any(v.type.shape is None for v in node.inputs):
         return None
-    return _recipe(node.op, tuple(v.type.dtype for v in node.inputs),
-                   node.outputs[0].type.dtype)
+    recipe = _recipe(node.op, tuple(v.type.dtype for v in node.inputs),
+                     node.outputs[0].type.dtype)
+    if recipe is not None and node.op == "Pow":
+        return _pow_case(node, recipe)
+    return recipe
+
+
+def _pow_case(node, recipe: Recipe) -> Optional[Recipe]:
+    """The kernel's case of a float Pow, known before it runs only for an exponent of
+    several elements (np.power) or a constant one: 2 is x * x, 0.5 is sqrt(x), as
+    numpy's `**` computes them; otherwise np.power."""
+    x, e = node.inputs
+    n = 1
+    for d in e.type.shape:
+        n = None if d is None or n is None else n * d
+    if n is None:
+        return None
+    if n != 1 or len(e.type.shape) > len(x.type.shape):
+        return recipe
+    p = e.producer
+    if p is None or p.op != "Const":
+        return None                     # 2 or 0.5 is known only when the graph runs
+    value = np.asarray(p.attrs["value"]).astype(recipe.out).reshape(-1)[0]
+    if value == 2:
+        steps = (Step(np.multiply, (0, 0)),)
+    elif value == 0.5:
+        steps = (Step(np.sqrt, (0,)),)
+    else:
+        return recipe
+    return Recipe(recipe.casts, steps, recipe.out, True, (0,))
 
 
 @functools.lru_cache(maxsize=None)

@@ -93,8 +93,8 @@ def chains(draw):
                 v = draw(st.sampled_from(values[-3:]))
                 c = g.const(np.asarray(draw(st.sampled_from([0.5, 2, -1, 0, 3.0]))).astype(
                     v.type.dtype.np))
-                values.append(g.apply(draw(st.sampled_from(["Add", "Mul", "Sub", "Maximum"])),
-                                      v, c))
+                values.append(g.apply(draw(st.sampled_from(["Add", "Mul", "Sub", "Maximum",
+                                                            "Pow"])), v, c))
             elif kind == "cast":
                 values.append(g.apply("Cast", draw(st.sampled_from(values[-3:])),
                                       dtype=draw(st.sampled_from(DTYPES))))

@@ -222,3 +222,27 @@ def test_reusable_buffers_are_only_those_the_program_allocated():
     assert by_store["Sin"].reusable != ()            # MatMul's result is its own
     assert by_store["Mul"].reusable == (c,)
     assert by_store["Abs"].reusable == ()            # a graph input is never written
+
+
+def test_pow_is_fused_only_where_its_kernels_case_is_known():
+    g = Graph("f")
+    x = g.add_param(T(F32, 8), "x")
+    e = g.add_param(T(F32), "e")                       # 2 or not: known when it runs
+    sq = g.apply("Pow", g.apply("Abs", x), g.const(np.float32(2)))        # x * x
+    rt = g.apply("Pow", g.apply("Abs", x), g.const(np.float32(0.5)))      # sqrt(x)
+    cu = g.apply("Pow", g.apply("Abs", x), g.const(np.float32(3)))        # np.power
+    dyn = g.apply("Pow", g.apply("Abs", x), e)
+    g.set_results([sq, rt, cu, dyn])
+    prog = lowered(g)
+    assert prog.summary() == ["fused(Abs, Pow)", "fused(Abs, Pow)", "fused(Abs, Pow)",
+                              "fused(Abs)", "extern(Pow)"]
+    steps = [k.recipes[-1].steps[0].fn for k in prog.kernels[:3]]
+    assert steps == [np.multiply, np.sqrt, np.power]
+    cg = compile_graph(g)
+    xv = np.array([-0.0, 2.0, -3.5, np.inf, np.nan, 1e-30, 0.25, -1.0], np.float32)
+    for ev in (np.float32(2), np.float32(0.5), np.float32(1.5)):
+        got = cg(xv, ev)
+        want = [np.abs(xv) ** np.float32(2), np.sqrt(np.abs(xv)),
+                np.power(np.abs(xv), np.float32(3)), np.abs(xv) ** ev]
+        for a, b in zip(got, want):
+            assert a.tobytes() == b.tobytes()
