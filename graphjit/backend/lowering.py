@@ -411,7 +411,7 @@ def _program_lines(prog: Program, namer: Namer, indent: str, keyword: str) -> Li
                 out.extend(_program_lines(body, namer, inner + "  ", name))
         if k.frees:
             out.append(inner + "free " + ", ".join(f"%{namer(v)}" for v in k.frees))
-    out.append(f"{inner}return" + "".join((", " if i else " ") + f"%{namer(r)}"
+    out.append(f"{inner}return" + "".join((", " if i else " ") + _arg(prog, r, namer)
                                           for i, r in enumerate(g.results)))
     out.append(indent + "}")
     return out
