@@ -17,7 +17,7 @@ from .. import ops
 from ..ir.errors import GraphJitError, UnsupportedSyntaxError
 from ..tensor import Tensor
 from .calls import call
-from .control_flow import (build_guarded, build_if_stmt, condition_value,
+from .control_flow import (build_guarded, build_if_stmt, certainly_left, condition_value,
                            finish_return)
 from .expressions import ExpressionBuilder, LocalFunction, note_location as _note
 from .loops import build_for, build_while
@@ -80,9 +80,9 @@ class FunctionBuilder(ExpressionBuilder):
 
     def exec_block(self, stmts):
         for i, stmt in enumerate(stmts):
-            state = self.stop_state()
-            if state is True:
+            if certainly_left(self.env):
                 return
+            state = self.stop_state()
             if state is not False:
                 build_guarded(self, state, stmts[i:])
                 return

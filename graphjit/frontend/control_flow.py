@@ -29,16 +29,16 @@ from ..ir.types import num_elements
 from ..tensor import Tensor
 from . import analysis
 from .operators import CMPOPS
-from .state import BRK, CONT, RET, RETVAL
-from .values import (Collector, DynamicList, GraphContext, GraphTensor, Undefined, Unjoinable,
-                     active)
+from .state import BRK, CONT, FLAGS, LEFT, RET, RETVAL
+from .values import (Collector, DynamicList, GraphContext, GraphTensor, MaybeUndefined,
+                     Undefined, Unjoinable, active)
 
 if TYPE_CHECKING:
     from .builder import FunctionBuilder
 
 __all__ = ["Record", "condition_value", "build_if_stmt", "build_guarded", "build_ifexp",
            "build_boolop", "build_compare", "index_sequence", "finish_return", "branch",
-           "describe"]
+           "describe", "certainly_left", "already_left"]
 
 from .joins import (_KORDER, _MISSING, _WEAK_DEFAULT, _container_name, _info, _kind,
                     _lists_in, _ListTemplate, _Pair, fill_holes, join_trees, materialize,
@@ -133,8 +133,9 @@ def branch(b: FunctionBuilder, cond: GraphTensor, then_fn: Callable, else_fn: Ca
 
     pairs: List[_Pair] = []
     merged, merged_locs = {}, {}
-    names = list(env_t) + [n for n in env_e if n not in env_t]
+    names = [n for n in list(env_t) + [n for n in env_e if n not in env_t] if n != LEFT]
     ret_t, ret_e = env_t.get(RET, False), env_e.get(RET, False)
+    left_t, left_e = certainly_left(env_t), certainly_left(env_e)
     for n in names:
         a, c = env_t.get(n, _MISSING), env_e.get(n, _MISSING)
         if a is c:
@@ -145,6 +146,11 @@ def branch(b: FunctionBuilder, cond: GraphTensor, then_fn: Callable, else_fn: Ca
                 a = placeholder_like(c)
             elif ret_e is False and ret_t is not False:
                 c = placeholder_like(a)
+        elif n not in FLAGS:
+            if left_t:
+                a = _unbound_where_left(n, a, c, env_t)
+            if left_e:
+                c = _unbound_where_left(n, c, a, env_e)
         if isinstance(a, Undefined) and a is _MISSING:
             a = Undefined(n)
         if isinstance(c, Undefined) and c is _MISSING:
@@ -261,6 +267,9 @@ def branch(b: FunctionBuilder, cond: GraphTensor, then_fn: Callable, else_fn: Ca
         for o, attr, tmpl in attr_templates:
             setattr(o, attr, fill_holes(tmpl, outs))
 
+    if left_t and left_e:
+        merged[LEFT] = True
+
     def rebind_dynamic(env):
         """Names of a Python list that got items on one path only now name its
         DynamicList."""
@@ -284,6 +293,31 @@ def branch(b: FunctionBuilder, cond: GraphTensor, then_fn: Callable, else_fn: Ca
     b.locs.update(merged_locs)
     store_objects(outs)
     return None if expr_template is None else fill_holes(expr_template, outs)
+
+
+def certainly_left(env) -> bool:
+    """Whether every path that reaches this point has returned, broken out or continued."""
+    return env.get(LEFT) is True or any(env.get(f) is True for f in FLAGS)
+
+
+def already_left(b: FunctionBuilder):
+    """The side of a branch taken by paths that have left (return, break, continue)."""
+    b.env[LEFT] = True
+
+
+def _unbound_where_left(name, mine, other, env):
+    """A name's value, for the join, on a side where every path has left while the name
+    is unbound there. Such a path reads nothing more in this iteration: if it returned it
+    reads nothing more at all (any value will do); if it broke out or continued, a read
+    after the loop or in the next iteration must find the name unbound, so it is
+    unbound exactly where the path did not return."""
+    if not isinstance(mine, Undefined) or isinstance(mine, Unjoinable) or \
+            isinstance(other, Undefined):
+        return mine
+    value = placeholder_like(other.value if isinstance(other, MaybeUndefined) else other)
+    if env.get(BRK, False) is False and env.get(CONT, False) is False:
+        return value                      # every path here returned
+    return MaybeUndefined(name, value, env.get(RET, False))
 
 
 @dataclass
@@ -351,7 +385,7 @@ def build_guarded(b: FunctionBuilder, flag: GraphTensor, stmts):
                 b.env[f] = False
         b.exec_block(stmts)
 
-    branch(b, ops.logical_not(flag), rest, lambda: None, loc,
+    branch(b, ops.logical_not(flag), rest, lambda: already_left(b), loc,
            ("path that continues", "path that already left"))
 
 
@@ -513,7 +547,7 @@ def finish_return(b: FunctionBuilder, fndef):
         return None
     if isinstance(rv, Undefined):
         raise rv.error(None)
-    if ret is True or analysis.always_returns(fndef.body):
+    if ret is True or certainly_left(b.env) or analysis.always_returns(fndef.body):
         return rv
     if rv is None:
         return None

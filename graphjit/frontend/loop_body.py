@@ -22,9 +22,9 @@ from .joins import (_MISSING, _WEAK_DEFAULT, _container_name, _info, _lists_in, 
                     restore, snapshot)
 from .loop_carry import (_Pass, _State, _exit_leaf, _ident, _label, _leaves, _loop_update, _set,
                          _slots_for)
-from .state import BRK, CONT, RAN, RET, RETVAL
+from .state import BRK, CONT, LEFT, RET, RETVAL
 from .values import (Collector as _Collector, DynamicList, GraphContext, GraphTensor,
-                     MaybeUndefined, Undefined, Unjoinable, active)
+                     MaybeUndefined, Unassigned, Undefined, Unjoinable, active)
 
 if TYPE_CHECKING:
     from .builder import FunctionBuilder
@@ -77,8 +77,9 @@ def build_loop(b: FunctionBuilder, node, kind, spec: LoopSpec = None, cond0=None
     names = list(assigned) + ([RET, RETVAL] if has_ret else []) + \
         ([BRK] if node.orelse else [])
     st = _State()
-    if any(isinstance(env0.get(n), MaybeUndefined) for n in names):
-        st.extra_names.append(RAN)    # defined after the loop if it was before or this ran
+    for n in names:      # bound after the loop if it was before, or an iteration bound it
+        if isinstance(env0.get(n), MaybeUndefined):
+            st.maybe[n] = None
     if kind == "for" and spec is not None:
         if spec.sliced and spec.trip is None:
             shape = spec.sliced[0].type.shape
@@ -116,15 +117,21 @@ def _loop_pass(b, node, kind, spec, names, st, appended, has_ret, outer) -> _Pas
     env.update(trees)
     for n, e in st.unjoinable.items():
         env[n] = Unjoinable(n, e)
+    for n in names:      # local to the function: not a global or closure name in the body
+        if n not in env and not n.startswith("<"):
+            env[n] = Unassigned(n)
+    bound = {}
     for prm, s in zip(params, slots):
         name, path = s.key
-        if s.kind == "flag":
-            continue
-        env[name] = _set(env[name], path, GraphTensor(prm, weak=s.weak))
+        if s.kind == "bound":
+            bound[name] = GraphTensor(prm)
+        elif s.kind != "flag":
+            env[name] = _set(env[name], path, GraphTensor(prm, weak=s.weak))
+    for name, flag in bound.items():   # maybe unbound when the iteration starts
+        env[name] = MaybeUndefined(name, env[name], flag)
     env[BRK] = False
     env[CONT] = False
-    if RAN in names:
-        env[RAN] = True     # the body runs: names it binds are defined after the loop
+    env.pop(LEFT, None)
     if has_ret:
         env[RET] = False
     collectors = {n: _Collector(n) for n in appended}
@@ -221,7 +228,7 @@ def _emit_loop(b, node, kind, spec, cond0, p: _Pass, st: _State, outer: GraphCon
         cond_v = _scalar_value(ctx, materialize(ctx, p.cond, dt.bool_))
         exits = []
         for s in slots:
-            ev = _exit_leaf(p, s.key)
+            ev = _exit_leaf(p, s.key, s.kind)
             if ev is None:          # never returned inside: the value flows through
                 ev = GraphTensor(g.params[1 + slots.index(s)])
             exits.append(materialize(ctx, ev, s.dtype))
@@ -267,7 +274,7 @@ def _emit_loop(b, node, kind, spec, cond0, p: _Pass, st: _State, outer: GraphCon
     for s in slots:
         e = s.entry
         if isinstance(e, Undefined) or e is None or e is _MISSING:
-            e = False if s.kind == "flag" else np.zeros(
+            e = False if s.kind != "var" else np.zeros(
                 tuple(0 if d is None else d for d in s.shape) if s.shape else (), s.dtype.np)
         entries.append(materialize(outer, e, s.dtype))
     sliced_vals = [outer.lift(x.value) for x in (spec.sliced if spec else [])]
@@ -289,41 +296,29 @@ def _emit_loop(b, node, kind, spec, cond0, p: _Pass, st: _State, outer: GraphCon
     outs = loop.outputs
     env = dict(p.env0)
     env.update(p.trees)
+    bound = {}
     for s, o in zip(slots, outs[:n_c]):
         name, path = s.key
         out = GraphTensor(o, weak=s.weak)
         if s.kind == "flag":
             # a flag no path of the body sets stays what it was (a Python False folds)
             env[name] = s.entry if p.exit_env.get(name, False) is False else out
+        elif s.kind == "bound":
+            bound[name] = out
         else:
             env[name] = _set(env[name], path, out)
-    ran = env.pop(RAN, None)
-    if RAN in p.env0:                     # an enclosing loop's flag stays as it was
-        env[RAN] = p.env0[RAN]
-    for n, before in p.env0.items():      # maybe undefined before: still, unless this ran
-        if isinstance(before, MaybeUndefined) and isinstance(ran, GraphTensor) and \
-                not isinstance(env.get(n), MaybeUndefined) and n in p.names:
-            env[n] = MaybeUndefined(n, env[n], ops.logical_or(before.ran, ran))
-    for n, ev in p.exit_env.items():      # names first bound inside the body
-        if n.startswith("<") or isinstance(ev, (_Collector, Undefined)):
+    for n, flag in bound.items():   # bound if it was before the loop or an iteration bound it
+        if not (st.runs_once and _exit_leaf(p, (n, ()), "bound") is True):
+            env[n] = MaybeUndefined(n, env[n], flag)   # read: UnboundLocalError if not
+    for n, ev in p.exit_env.items():      # lists of run-time length made inside the body
+        if n.startswith("<") or n in bound or (n in env and not isinstance(env[n], Undefined)):
             continue
         if isinstance(ev, MaybeUndefined):
             ev = ev.value
-        if n in st.local_trees and n in env:
-            ev = env[n]
-        elif n in env and not isinstance(env[n], Undefined):
-            continue
         if isinstance(ev, DynamicList) or any(isinstance(x, DynamicList)
                                               for _, x in _leaves(ev)):
             env[n] = Undefined(n, "it is a list of run-time length made inside a loop that "
                                   "depends on a tensor value; build it before the loop")
-            continue
-        if st.runs_once:
-            env[n] = ev
-        elif isinstance(ran, GraphTensor):
-            env[n] = MaybeUndefined(n, ev, ran)   # UnboundLocalError if read after 0 runs
-        else:
-            env[n] = Undefined(n, "it is assigned only inside a loop that may run zero times")
     for n, e in st.unjoinable.items():   # assigned before read in every iteration
         env[n] = Unjoinable(n, e)
     for n, layout in scan_layout.items():

@@ -12,9 +12,9 @@ from ..ir.join import join_shapes
 from ..tensor import Tensor
 from .joins import (_KORDER, _MISSING, _WEAK_DEFAULT, _fits, _fmt_side, _info, _kind,
                     _same_static, placeholder_like)
-from .state import BRK, RAN, RET, RETVAL
+from .state import BRK, RET, RETVAL, bound_name
 from .values import (Collector as _Collector, DynamicList, GraphContext, GraphTensor,
-                     MaybeUndefined, Undefined)
+                     MaybeUndefined, Undefined, Unjoinable)
 
 __all__ = ["Key"]
 
@@ -79,7 +79,7 @@ class _Slot:
     dtype: Any
     shape: Any
     weak: bool
-    kind: str = "var"    # var or flag
+    kind: str = "var"    # var, flag (RET, BRK) or bound (whether key[1]'s name is bound)
 
 
 @dataclass
@@ -92,6 +92,10 @@ class _State:
     runs_once: bool = False      # the body certainly runs at least once
     promote: Dict[Key, tuple] = field(default_factory=dict)   # key -> (dtype, weak)
     local_trees: Dict[str, Any] = field(default_factory=dict)  # name -> placeholder tree
+    # names that may be unbound when an iteration starts (first bound inside the body, or
+    # maybe unbound before the loop): each carries a bound flag, and reading one before
+    # the iteration binds it checks the flag when the graph runs (UnboundLocalError)
+    maybe: Dict[str, None] = field(default_factory=dict)
 
 
 def _entry_tree(name, env0, st: _State):
@@ -108,8 +112,8 @@ def _entry_tree(name, env0, st: _State):
 def _slots_for(names, env0, st: _State) -> Tuple[List[_Slot], Dict[str, Any]]:
     slots, trees = [], {}
     for n in names:
-        if n in (RET, BRK, RAN):
-            v = env0.get(n, False) if n != RAN else False
+        if n in (RET, BRK):
+            v = env0.get(n, False)
             slots.append(_Slot((n, ()), False if isinstance(v, Undefined) else v, dt.bool_, (),
                                False, "flag"))
             continue
@@ -131,6 +135,11 @@ def _slots_for(names, env0, st: _State) -> Tuple[List[_Slot], Dict[str, Any]]:
             elif key in st.promote:
                 d, w = st.promote[key]
                 slots.append(_Slot(key, leaf, d, (), w))
+    for n in st.maybe:
+        if n in trees:
+            before = env0.get(n)
+            entry = before.ran if isinstance(before, MaybeUndefined) else False
+            slots.append(_Slot((n, ()), entry, dt.bool_, (), False, "bound"))
     return slots, trees
 
 
@@ -149,8 +158,13 @@ class _Pass:
     entry_locs: Dict[str, Any] = field(default_factory=dict)
 
 
-def _exit_leaf(p: _Pass, key: Key):
+def _exit_leaf(p: _Pass, key: Key, kind: str = "var"):
     name, path = key
+    if kind == "bound":      # whether the name is bound when the iteration ends
+        v = p.exit_env.get(name, _MISSING)
+        if isinstance(v, MaybeUndefined):
+            return v.ran
+        return not isinstance(v, Undefined)
     if name == RETVAL and p.exit_env.get(RET, False) is False:
         return None     # the body never returns: the value stays what it was
     v = p.exit_env.get(name, _MISSING)
@@ -176,10 +190,12 @@ def _loop_update(p: _Pass, st: _State, loc) -> bool:
 
 def _update_slot(p: _Pass, st: _State, s: _Slot, loc) -> bool:
     changed = False
-    ev = _exit_leaf(p, s.key)
-    label = _label(s.key)
+    ev = _exit_leaf(p, s.key, s.kind)
+    label = _label(s.key) if s.kind != "bound" else _label((bound_name(s.key[0]), ()))
     if ev is None and s.key[0] == RETVAL:
         return False
+    if isinstance(ev, Unjoinable):      # the body's paths give it values that do not join
+        raise ev.exc
     if ev is _MISSING or isinstance(ev, Undefined):
         raise UnsupportedSyntaxError(
             f"'{label}' does not keep its structure (or is deleted) inside a loop that "
@@ -295,13 +311,15 @@ def _update_python_values(p: _Pass, st: _State, loc, slot_keys) -> bool:
         if n != RETVAL and (n in p.trees or (n in p.env0 and not isinstance(p.env0[n],
                                                                              Undefined))):
             continue
-        if isinstance(ev, (Undefined, _Collector, DynamicList)) or ev is None:
+        if isinstance(ev, (Undefined, _Collector, DynamicList)) or (
+                ev is None and n == RETVAL):
             continue
-        if n != RETVAL and not st.runs_once and RAN not in st.extra_names:
-            st.extra_names.append(RAN)      # reads after the loop check that it ran
-            changed = True
         leaves = list(_leaves(ev))
-        if not any(_tensorlike(x) for _, x in leaves):
+        if any(isinstance(x, (DynamicList, _Collector)) for _, x in leaves):
+            continue
+        if n != RETVAL:
+            st.maybe[n] = None        # bound only once an iteration has bound it
+        elif not any(_tensorlike(x) for _, x in leaves):
             continue
         st.local_trees[n] = placeholder_like(ev)
         for path, x in leaves:

@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING
 from .. import ops
 from ..ir.errors import GraphJitError, UnsupportedSyntaxError
 from .calls import GraphEnumerate, GraphRange, GraphZip
-from .control_flow import Record, branch, condition_value, describe
+from .control_flow import Record, already_left, branch, condition_value, describe
 from .joins import _MISSING, _lists_in, restore, snapshot
 from .loop_body import LoopSpec, _run_orelse, build_loop
-from .state import BRK, CONT, RET
+from .state import BRK, CONT, LEFT, RET
 from .values import DynamicList, GraphTensor, active
 
 if TYPE_CHECKING:
@@ -152,6 +152,7 @@ def _unrolled_for(b: FunctionBuilder, node, items):
     try:
         for item in items:
             b.env[CONT] = False
+            b.env.pop(LEFT, None)      # (a continue of the last iteration ends here)
             state = _loop_stop(b)
             if state is True:
                 break
@@ -162,9 +163,10 @@ def _unrolled_for(b: FunctionBuilder, node, items):
             if state is False:
                 iteration()
             else:
-                branch(b, ops.logical_not(state), iteration, lambda: None, b.loc(node),
-                       ("iteration that runs", "iteration skipped by break/return"))
+                branch(b, ops.logical_not(state), iteration, lambda: already_left(b),
+                       b.loc(node), ("iteration that runs", "iteration skipped by break/return"))
         b.env[CONT] = False
+        b.env.pop(LEFT, None)
         _run_orelse(b, node)
     finally:
         b.loop_depth -= 1
@@ -177,6 +179,7 @@ def _loop_stop(b):
 
 
 def _restore_flags(b, saved):
+    b.env.pop(LEFT, None)     # paths that broke out go on after the loop
     for f, v in saved.items():
         if v is _MISSING:
             b.env.pop(f, None)
@@ -194,6 +197,7 @@ def build_while(b: FunctionBuilder, node: ast.While):
     try:
         while True:
             b.env[CONT] = False
+            b.env.pop(LEFT, None)
             state = _loop_stop(b)
             if state is True:
                 break
@@ -222,6 +226,7 @@ def build_while(b: FunctionBuilder, node: ast.While):
         b.c.record(Record("while", loc, "constant", f"unrolled {count} times",
                           "condition known while building"))
         b.env[CONT] = False
+        b.env.pop(LEFT, None)
         _run_orelse(b, node)
     finally:
         b.loop_depth -= 1

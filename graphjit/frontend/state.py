@@ -9,13 +9,22 @@ import numpy as np
 
 from ..tensor import Tensor
 
-__all__ = ["Compiler", "RET", "RETVAL", "BRK", "CONT", "RAN", "FLAGS"]
+__all__ = ["Compiler", "RET", "RETVAL", "BRK", "CONT", "LEFT", "FLAGS", "bound_name"]
 
 # Control state lives in the environment under names user code cannot spell, so
 # branch joins and loop carries treat it like any variable (AutoGraph's flags).
 RET, RETVAL, BRK, CONT = "<returned>", "<return value>", "<break>", "<continue>"
-RAN = "<loop ran>"   # carried by a Loop whose body binds new names
 FLAGS = (RET, BRK, CONT)
+# True (a Python bool, never a graph value) where every path has left by return, break
+# or continue although each flag alone is a graph value (`if c: break` then `return`):
+# names unbound on such a path do not make a later read fail (nothing reads them there)
+LEFT = "<left>"
+
+
+def bound_name(name: str) -> str:
+    """The carried slot of a Loop that says whether `name` is bound (a name first bound
+    inside the body, or one that may be unbound before the loop)."""
+    return f"<bound {name}>"
 
 
 class Compiler:

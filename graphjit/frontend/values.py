@@ -13,7 +13,7 @@ from ..ir.graph import Graph, Value
 from ..ir.types import TensorType
 from ..tensor import Recorder, SymbolicTensor, Tensor, current_recorder
 
-__all__ = ["GraphTensor", "Undefined", "Unjoinable", "MaybeUndefined", "GraphContext", "active", "current_loc", "set_loc",
+__all__ = ["GraphTensor", "Undefined", "Unassigned", "Unjoinable", "MaybeUndefined", "GraphContext", "active", "current_loc", "set_loc",
            "is_graph", "DynamicList"]
 
 _state = threading.local()
@@ -269,6 +269,22 @@ class Undefined:
 
     def __repr__(self):
         return f"<undefined {self.name}>"
+
+
+class Unassigned(Undefined):
+    """A name the body of a Loop assigns, read where no path from the start of the
+    iteration has assigned it yet (Python makes it local to the whole function, so it
+    is never a global there)."""
+
+    __slots__ = ()
+
+    def error(self, loc) -> UndefinedVariableError:
+        return UndefinedVariableError(
+            f"name '{self.name}' is not defined", loc=loc, names=(self.name,),
+            detail=f"no path from the start of the loop's iteration assigns '{self.name}' "
+                   f"before this line (the body assigns it elsewhere); the value an earlier "
+                   f"iteration gave it is not carried in graph mode",
+            hint=f"assign '{self.name}' before the loop")
 
 
 class Unjoinable(Undefined):

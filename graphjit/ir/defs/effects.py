@@ -76,7 +76,7 @@ def _bound_factory(in_types, out_types, attrs):
         if not bool(np.all(ran)):
             e = UnboundLocalError(f"cannot access local variable '{name}' where it is not "
                                   f"associated with a value (the loop that assigns it ran "
-                                  f"zero times)")
+                                  f"zero times, or no iteration got to the assignment)")
             e._graphjit_names = (name,)
             e._graphjit_hint = f"assign '{name}' before the loop"
             raise e
