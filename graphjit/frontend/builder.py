@@ -23,8 +23,10 @@ from .expressions import ExpressionBuilder, LocalFunction, note_location as _not
 from .loops import build_for, build_while
 from .operators import IBINOPS
 from .source import FunctionSource, get_source
+from .recursion import (Activation, Recursion, deepest_recursion, default_name,
+                        find_recursion, recursion_error, static_key, tail_loop)
 from .state import BRK, CONT, FLAGS, RET, RETVAL, Compiler
-from .values import DynamicList, GraphTensor, Undefined, active, set_loc
+from .values import DynamicList, GraphTensor, Undefined, active, current_loc, set_loc
 
 __all__ = ["FunctionBuilder", "build_function"]
 
@@ -104,6 +106,9 @@ class FunctionBuilder(ExpressionBuilder):
                 e.loc = loc
             raise
         except RecursionError:
+            rec = deepest_recursion(self.c.stack, loc)
+            if rec is not None:      # a function that calls itself: try it as a Loop
+                raise rec from None
             raise UnsupportedSyntaxError(
                 "the program nests too deeply to build (Python recursion limit)", loc=loc,
                 hint="reduce recursion or nesting depth") from None
@@ -511,15 +516,64 @@ def build_function(compiler: Compiler, fn, args, kwargs, self_obj=None):
     env = _bind_ast_args(node.args, list(args), dict(kwargs), list(sig_defaults),
                          dict(kw_defaults), fn.__name__)
     closure = closure_of(fn)
+    act = Activation(fn.__code__, fn.__name__, 0 if self_obj is None else id(self_obj),
+                     static_key(args, kwargs), active())
+    rec = find_recursion(compiler.stack, act, current_loc())
+    if rec is not None:      # building this call would repeat an unfinished build forever
+        raise rec
     b = FunctionBuilder(compiler, src, env, fn.__globals__, closure)
     compiler.depth += 1
+    compiler.stack.append(act)
+    n_nodes, n_records = len(act.ctx.graph.nodes), len(compiler.records)
     try:
         if compiler.depth > compiler.max_depth:
+            rec = deepest_recursion(compiler.stack, current_loc())
+            if rec is not None:
+                raise rec
             raise UnsupportedSyntaxError(
                 f"calls nest deeper than {compiler.max_depth} while building the graph "
                 f"(recursion must end at build time)")
-        return b.run()
+        try:
+            out = b.run()
+        except Recursion as r:
+            if r.first is not act:
+                raise
+            out = _recursion_as_loop(compiler, fn, src, self_obj, args, kwargs, closure, r,
+                                     n_nodes, n_records)
+        if compiler.depth == 1:
+            compiler.return_loc = b.locs.get(RETVAL)
+        return out
     finally:
         compiler.depth -= 1
+        compiler.stack.pop()
+
+
+def _recursion_as_loop(compiler, fn, src, self_obj, args, kwargs, closure, r: Recursion,
+                       n_nodes, n_records):
+    """Build fn again, its recursive tail calls as the iterations of a Loop (after a
+    build that found recursion whose depth depends on a tensor value)."""
+    if not r.under_condition:
+        raise UnsupportedSyntaxError(
+            f"'{r.name}' calls itself with the same arguments, and no condition that depends "
+            f"on a tensor value stops it: the recursion never ends", loc=r.loc,
+            names=(r.name,), hint="add a base case that returns without calling itself")
+    active().truncate(n_nodes)          # what the first build left behind
+    del compiler.records[n_records:]
+    node = tail_loop(src.node, fn.__name__, self_obj is not None, r.loc)
+    env = _bind_ast_args(node.args, list(args), dict(kwargs), list(fn.__defaults__ or ()),
+                         dict(fn.__kwdefaults__ or {}), fn.__name__)
+    params = node.args.posonlyargs + node.args.args
+    for p, d in zip(params[len(params) - len(fn.__defaults__ or ()):], fn.__defaults__ or ()):
+        env[default_name(p.arg)] = d
+    for k, d in (fn.__kwdefaults__ or {}).items():
+        env[default_name(k)] = d
+    b = FunctionBuilder(compiler, src, env, fn.__globals__, closure, node=node)
+    try:
+        return b.run()
+    except Recursion as again:
+        if again.first is not r.first:
+            raise
+        raise recursion_error(r.name, again.loc, "it still calls itself after its tail "
+                                                 "calls became a loop") from None
 
 

@@ -16,7 +16,7 @@ from ..nn import Cell
 from ..ops._dispatch import apply, to_tensor
 from ..tensor import Tensor, TensorLike
 from .control_flow import branch
-from .expressions import LocalFunction, Switch
+from .values import LocalFunction, Switch
 from .values import DynamicList, GraphTensor
 
 __all__ = ["call", "GraphRange", "GraphEnumerate", "GraphZip"]
@@ -71,8 +71,10 @@ def _call_switch(b, sw: Switch, args, kwargs, node):
     def build(i):
         if i == n - 1:
             return call(b, sw.items[i], args, kwargs, node)
+        sides = (sw.labels[0], sw.labels[1]) if sw.labels and n == 2 else (
+            f"item {i}", f"items after {i}")
         return branch(b, ops.equal(k, i), lambda: call(b, sw.items[i], args, kwargs, node),
-                      lambda: build(i + 1), loc, (f"item {i}", f"items after {i}"))
+                      lambda: build(i + 1), loc, sides)
     return build(0)
 
 

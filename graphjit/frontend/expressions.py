@@ -13,32 +13,10 @@ from ..tensor import Tensor, TensorLike
 from .control_flow import (build_boolop, build_compare, build_ifexp, condition_value,
                            index_dict, index_sequence)
 from .operators import BINOPS, UNOPS
-from .values import DynamicList, GraphTensor, MaybeUndefined, Undefined, set_loc
+from .values import (DynamicList, GraphTensor, LocalFunction, MaybeUndefined, Switch, Undefined,
+                     set_loc)
 
 __all__ = ["ExpressionBuilder", "LocalFunction", "Switch", "note_location"]
-
-
-class LocalFunction:
-    """A lambda or def written inside a function being built; calling it builds its
-    body with the enclosing builder's variables visible (late binding, as Python)."""
-
-    def __init__(self, builder, node, name: str):
-        self.builder = builder
-        self.node = node
-        self.__name__ = name
-        self.defaults = []
-        self.kw_defaults = {}
-
-    def __call__(self, *args, **kwargs):
-        return self.builder.call_local(self, list(args), kwargs)
-
-
-class Switch:
-    """`cells[i]` with a tensor index i: calling it builds one branch per item (a chain
-    of If nodes, MindSpore's switch)."""
-
-    def __init__(self, items, index):
-        self.items, self.index = items, index
 
 
 class ExpressionBuilder:

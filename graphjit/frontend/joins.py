@@ -4,6 +4,8 @@ names bound on one path only as Undefined or, where a loop may not have bound th
 MaybeUndefined; and snapshots of the Python containers a path may change."""
 from __future__ import annotations
 
+import functools
+import types
 from dataclasses import dataclass
 from typing import Any, List, Optional
 
@@ -14,11 +16,12 @@ from ..ir.errors import ShapeJoinError, TypeJoinError, UnsupportedSyntaxError
 from ..ir.join import join_shapes
 from ..ir.types import format_shape_ms
 from ..ops._dispatch import PY_SCALARS, weak_kind
-from ..tensor import Tensor
-from .values import Collector, DynamicList, GraphContext, GraphTensor, MaybeUndefined, Undefined
+from ..tensor import Tensor, TensorLike
+from .values import (Collector, DynamicList, GraphContext, GraphTensor, LocalFunction,
+                     MaybeUndefined, Switch, Undefined)
 
 __all__ = ["join_leaf", "join_trees", "fill_holes", "placeholder_like", "materialize",
-           "snapshot", "restore"]
+           "snapshot", "restore", "describe_value"]
 
 _MISSING = Undefined("<missing>")
 
@@ -76,16 +79,67 @@ def _fits(value, dtype) -> bool:
     return True
 
 
-def _fmt_side(x, loc) -> str:
-    if isinstance(x, (GraphTensor, Tensor)):
+_PLAIN = (bool, int, float, complex, str, bytes, type(None), np.bool_, np.number)
+
+
+def describe_value(x) -> str:
+    """How a message names a value: what the user wrote, never an internal repr."""
+    if isinstance(x, (GraphTensor, Tensor)) and _info(x) is not None:
         article = "an" if x.dtype.name[0] in "aeiou" else "a"
-        desc = f"{article} {x.dtype} tensor of shape {format_shape_ms(_info(x)[1])}"
-    elif isinstance(x, Undefined):
-        desc = "not defined"
-    else:
-        desc = f"the Python {type(x).__name__} {x!r}"
+        return f"{article} {x.dtype} tensor of shape {format_shape_ms(_info(x)[1])}"
+    if isinstance(x, Undefined):
+        return "not defined"
+    if x is None:
+        return "None"
+    if isinstance(x, _PLAIN):
+        text = repr(x.item() if isinstance(x, (np.bool_, np.number)) else x)
+        return f"the Python {type(x).__name__} " + (text if len(text) <= 40 else
+                                                     text[:37] + "...")
+    if isinstance(x, LocalFunction):
+        return f"the function '{x.__name__}' (defined inside the compiled function)"
+    if isinstance(x, Switch):
+        return f"one of {len(x.items)} functions chosen by a tensor value"
+    if isinstance(x, types.MethodType):
+        return f"the method '{type(x.__self__).__name__}.{x.__func__.__name__}'"
+    if isinstance(x, (types.FunctionType, types.BuiltinFunctionType)):
+        return f"the function '{getattr(x, '__qualname__', x.__name__)}'"
+    if isinstance(x, type):
+        return f"the class '{x.__name__}'"
+    if isinstance(x, types.ModuleType):
+        return f"the module '{x.__name__}'"
+    if isinstance(x, DynamicList):
+        return "a list whose length is known only at run time"
+    if type(x) in (tuple, list, dict, set):
+        n = len(x)
+        return f"a {type(x).__name__} of {n} item{'s' if n != 1 else ''}"
+    target = getattr(type(x), "_graphjit_target", None)
+    if target is not None:
+        fn = getattr(x, "fn", None)
+        return f"the @jit function '{getattr(fn, '__name__', '?')}'"
+    return f"a {type(x).__name__} object"
+
+
+def _is_function_value(x) -> bool:
+    """Something the program calls: functions, methods, Cells, operator objects."""
+    return callable(x) and not isinstance(x, (type, TensorLike, GraphTensor, Tensor, Undefined,
+                                              DynamicList)) or isinstance(x, (Switch,
+                                                                             functools.partial))
+
+
+def _fmt_side(x, loc) -> str:
+    desc = describe_value(x)
     return desc + (f" (assigned at line {loc.line}: `{loc.text.strip()}`)" if loc is not None
                    and loc.text else "")
+
+
+def _join_hint(name, a, b) -> str:
+    if _is_function_value(a) or _is_function_value(b):
+        return (f"give '{name}' a function on every path (calling it then calls the one the "
+                f"condition chose)")
+    if type(a) is tuple and type(b) is tuple:
+        return (f"give '{name}' tuples of one length on every path, or make it a list (lists "
+                f"of other lengths join into a list whose length is known at run time)")
+    return f"give '{name}' a tensor (or a number) on every path"
 
 
 def join_leaf(name, a, b, side_names, locs, where_loc) -> _Pair:
@@ -96,7 +150,7 @@ def join_leaf(name, a, b, side_names, locs, where_loc) -> _Pair:
             f"Cannot join the values of '{name}' from the {side_names[0]} and the "
             f"{side_names[1]}: it is {_fmt_side(a, locs[0])} in the {side_names[0]} and "
             f"{_fmt_side(b, locs[1])} in the {side_names[1]}", loc=where_loc, names=(name,),
-            hint=f"give '{name}' a tensor (or a number) on every path")
+            hint=_join_hint(name, a, b))
     (da, sa, wa, ka), (db, sb, wb, kb) = ia, ib
     if not wa and not wb:
         if da is not db:
@@ -159,6 +213,8 @@ def _same_static(a, b) -> bool:
         return True
     if type(a) is not type(b):
         return False
+    if isinstance(a, types.MethodType):     # self.f read twice: two equal method objects
+        return a == b
     if isinstance(a, (str, bytes, type(None), bool, int, float, np.bool_, np.integer,
                       np.floating)):
         return a == b
@@ -189,12 +245,77 @@ def join_trees(name, a, b, pairs: List[_Pair], side_names, locs, where_loc):
     if type(a) is list and type(b) is list and len(a) == len(b) and a is not b:
         return _ListTemplate(join_trees(f"{name}[{i}]", x, y, pairs, side_names, locs,
                                         where_loc) for i, (x, y) in enumerate(zip(a, b)))
+    if _list_like(a) and _list_like(b):
+        return _join_lists(name, a, b, pairs, side_names, locs, where_loc)
     if isinstance(a, (DynamicList,)) or isinstance(b, DynamicList):
         raise UnsupportedSyntaxError(
-            f"'{name}' is a list built in a loop on one path and something else on the other",
-            loc=where_loc, names=(name,))
+            f"'{name}' is a list of run-time length on one path and "
+            f"{describe_value(b if isinstance(a, DynamicList) else a)} on the other",
+            loc=where_loc, names=(name,), hint=f"make '{name}' a list on both paths")
+    if _is_function_value(a) and _is_function_value(b):
+        # other functions on the two paths: the If gives which one (0 or 1), and calling
+        # the name builds each call in a branch
+        pairs.append(join_leaf(f"{name} (which function)", 0, 1, side_names, locs,
+                               where_loc))
+        which = _Hole(len(pairs) - 1)
+        a, b = (_lift_switch(name, f, side, pairs, side_names, locs, where_loc)
+                for side, f in ((0, a), (1, b)))
+        return _Choice(a, b, which)
     pairs.append(join_leaf(name, a, b, side_names, locs, where_loc))
     return _Hole(len(pairs) - 1)
+
+
+def _list_like(x) -> bool:
+    return type(x) is list or isinstance(x, DynamicList)
+
+
+def _rows(x):
+    """(head, [(item, appended flag)]) of a list: head is what a list of run-time
+    length has before its items of known position (prefix, stacks, masks)."""
+    if isinstance(x, DynamicList):
+        return (x.prefix, x.stacks, x.masks), list(zip(x.suffix, x.suffix_flags))
+    return ([], [], []), [(v, True) for v in x]
+
+
+def _join_lists(name, a, b, pairs, side_names, locs, where_loc):
+    """Lists of other lengths on the two paths become one list of run-time length: the
+    items of the longer list, each with a flag saying whether this path has it."""
+    (head_a, rows_a), (head_b, rows_b) = _rows(a), _rows(b)
+    same_head = all(len(x) == len(y) for x, y in zip(head_a, head_b)) and all(
+        (p is None) == (q is None) for p, q in zip(head_a[2], head_b[2]))
+    items = [v for v, _ in rows_a + rows_b]
+    if not same_head:
+        raise TypeJoinError(
+            f"Cannot join the values of '{name}': it is a list of run-time length built by "
+            f"other loops in the {side_names[0]} and the {side_names[1]}", loc=where_loc,
+            names=(name,), hint=f"build '{name}' before the condition and only append to it "
+                                f"in the branches")
+    if not all(_info(v) is not None for v in items):
+        raise TypeJoinError(
+            f"Cannot join the values of '{name}': it is {_fmt_side(a, locs[0])} in the "
+            f"{side_names[0]} and {_fmt_side(b, locs[1])} in the {side_names[1]}; lists of "
+            f"different lengths join only when all their items are tensors (or numbers)",
+            loc=where_loc, names=(name,),
+            hint=f"put tensors of one dtype and shape in '{name}' on both paths")
+    n = max(len(rows_a), len(rows_b))
+    rows_a = rows_a + [(placeholder_like(rows_b[i][0]), False) for i in range(len(rows_a), n)]
+    rows_b = rows_b + [(placeholder_like(rows_a[i][0]), False) for i in range(len(rows_b), n)]
+    head = tuple([join_trees(f"{name} ({what} {i})", x, y, pairs, side_names, locs, where_loc)
+                  for i, (x, y) in enumerate(zip(xs, ys))]
+                 for what, xs, ys in zip(("item", "rows of loop", "appended in loop"), head_a,
+                                         head_b))
+    return _RowsTemplate(head, [
+        (join_trees(f"{name}[{i}]", va, vb, pairs, side_names, locs, where_loc),
+         join_trees(f"{name}[{i}] (present)", fa, fb, pairs, side_names, locs, where_loc))
+        for i, ((va, fa), (vb, fb)) in enumerate(zip(rows_a, rows_b))])
+
+
+@dataclass
+class _RowsTemplate:
+    """A list of run-time length made by a join: its head and (item, flag) templates."""
+
+    head: tuple
+    rows: list
 
 
 def placeholder_like(v):
@@ -205,6 +326,14 @@ def placeholder_like(v):
         return [placeholder_like(x) for x in v]
     if type(v) is dict:
         return {k: placeholder_like(x) for k, x in v.items()}
+    if isinstance(v, DynamicList):       # the same layout, every row absent
+        return DynamicList([placeholder_like(x) for x in v.prefix],
+                           [placeholder_like(x) for x in v.stacks],
+                           [placeholder_like(x) for x in v.suffix],
+                           [None if m is None else placeholder_like(m) for m in v.masks],
+                           [False] * len(v.suffix))
+    if isinstance(v, Switch):            # (its choice is a value of another graph)
+        return placeholder_like(v.items[0])
     info = _info(v)
     if info is None or info[0] is None:
         return v
@@ -214,6 +343,34 @@ def placeholder_like(v):
     if shape is None:
         return Tensor._wrap(np.zeros((), d.np))
     return Tensor._wrap(np.zeros(tuple(0 if s is None else s for s in shape), d.np))
+
+
+def _lift_switch(name, f, side, pairs, side_names, locs, where_loc):
+    """A function chosen on one side by an earlier condition: its choice (a value of
+    that side's graph) becomes an output of the If too."""
+    if not isinstance(f, Switch):
+        return f
+    index = (f.index, 0) if side == 0 else (0, f.index)
+    return _SwitchTemplate(
+        [_lift_switch(name, g, side, pairs, side_names, locs, where_loc) for g in f.items],
+        join_trees(f"{name} (which function)", *index, pairs, side_names, locs, where_loc),
+        f.labels)
+
+
+@dataclass
+class _SwitchTemplate:
+    items: list
+    index: Any
+    labels: Any
+
+
+@dataclass
+class _Choice:
+    """A name given function a on one path and function b on the other."""
+
+    a: Any
+    b: Any
+    which: _Hole
 
 
 class _MaybeTemplate:
@@ -245,6 +402,17 @@ class _ListTemplate(list):
 def fill_holes(template, outs):
     if isinstance(template, _Hole):
         return outs[template.i]
+    if isinstance(template, _RowsTemplate):
+        rows = [(fill_holes(v, outs), fill_holes(f, outs)) for v, f in template.rows]
+        prefix, stacks, masks = ([fill_holes(x, outs) for x in part] for part in template.head)
+        return DynamicList(prefix, stacks, [v for v, _ in rows], masks, [f for _, f in rows])
+    if isinstance(template, _Choice):
+        a, b = fill_holes(template.a, outs), fill_holes(template.b, outs)
+        return Switch([a, b], fill_holes(template.which, outs),
+                      [f"call of {describe_value(f)}" for f in (a, b)])
+    if isinstance(template, _SwitchTemplate):
+        return Switch([fill_holes(f, outs) for f in template.items],
+                      fill_holes(template.index, outs), template.labels)
     if isinstance(template, _MaybeTemplate):
         value, bound = fill_holes(template.value, outs), fill_holes(template.bound, outs)
         return value if bound is True else MaybeUndefined(template.name, value, bound)

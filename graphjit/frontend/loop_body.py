@@ -29,7 +29,7 @@ from .values import (Collector as _Collector, DynamicList, GraphContext, GraphTe
 if TYPE_CHECKING:
     from .builder import FunctionBuilder
 
-__all__ = ["build_loop", "LoopSpec"]
+__all__ = ["build_loop", "LoopSpec", "loop_exit"]
 
 
 @dataclass
@@ -40,13 +40,19 @@ class LoopSpec:
     describe: str = ""
 
 
-def _run_orelse(b, node):
-    """Run a loop's else clause where the loop was not left by break or return."""
-    if not node.orelse:
-        return
+def loop_exit(b, node, outer_flags):
+    """After a loop: break and continue go back to the enclosing loop's flags (as they
+    were before this loop), and the else clause runs where this loop was not left by
+    break or return (a break or continue in it is the enclosing loop's)."""
     brk = b.env.get(BRK, False)
     ret = b.env.get(RET, False)
-    if brk is True or ret is True:
+    for f, v in outer_flags.items():
+        if v is _MISSING:
+            b.env.pop(f, None)
+        else:
+            b.env[f] = v
+    b.env.pop(LEFT, None)
+    if not node.orelse or brk is True or ret is True:
         return
     stop = brk if isinstance(brk, GraphTensor) else None
     if isinstance(ret, GraphTensor):
@@ -55,7 +61,6 @@ def _run_orelse(b, node):
         b.exec_block(node.orelse)
     else:
         def run():
-            b.env[BRK] = False
             if isinstance(b.env.get(RET), GraphTensor):
                 b.env[RET] = False
             b.exec_block(node.orelse)
@@ -65,7 +70,8 @@ def _run_orelse(b, node):
 
 def build_loop(b: FunctionBuilder, node, kind, spec: LoopSpec = None, cond0=None,
                record: Record = None):
-    """Build a Loop node for the rest of a loop; see the module docstring."""
+    """Build a Loop node for the rest of a loop; see the module docstring. The caller
+    then calls loop_exit (the else clause, the enclosing loop's flags)."""
     outer = active()
     loc = b.loc(node)
     env0 = b.env
@@ -333,5 +339,3 @@ def _emit_loop(b, node, kind, spec, cond0, p: _Pass, st: _State, outer: GraphCon
             "carried": [_label(s.key) for s in slots if s.kind != "flag"],
             "sliced": [ast.unparse(node.iter)] if n_s else [],
             "concatenated": sorted(set(scan_names))})
-    if node.orelse:
-        _run_orelse(b, node)

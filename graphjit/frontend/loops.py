@@ -22,7 +22,7 @@ from ..ir.errors import GraphJitError, UnsupportedSyntaxError
 from .calls import GraphEnumerate, GraphRange, GraphZip
 from .control_flow import Record, already_left, branch, condition_value, describe
 from .joins import _MISSING, _lists_in, restore, snapshot
-from .loop_body import LoopSpec, _run_orelse, build_loop
+from .loop_body import LoopSpec, build_loop, loop_exit
 from .state import BRK, CONT, LEFT, RET
 from .values import DynamicList, GraphTensor, active
 
@@ -105,7 +105,14 @@ def build_for(b: FunctionBuilder, node: ast.For):
         return
     spec = loop_spec(b, it, node)
     rec = b.c.record(Record("for", loc, "variable", "Loop", spec.describe))
+    outer_flags = _flags(b)
     build_loop(b, node, "for", spec=spec, record=rec)
+    loop_exit(b, node, outer_flags)
+
+
+def _flags(b):
+    """The enclosing loop's break and continue flags (a loop's own start False)."""
+    return {f: b.env.get(f, _MISSING) for f in (BRK, CONT)}
 
 
 def _try_rolled_range(b, node, r: range, loc) -> bool:
@@ -114,12 +121,14 @@ def _try_rolled_range(b, node, r: range, loc) -> bool:
     n_nodes = len(active().graph.nodes)
     lists = [(l, snapshot(l)) for l in _lists_in(env0)]
     n_rec = len(b.c.records)
+    outer_flags = _flags(b)
     try:
         rec = b.c.record(Record("for", loc, "constant", "Loop",
                                 f"range of {len(r)} > max_unroll={b.c.max_unroll}"))
         build_loop(b, node, "for", spec=LoopSpec([], len(r), _range_maker(r),
                                                  f"range({r.start}, {r.stop}, {r.step})"),
                    record=rec)
+        loop_exit(b, node, outer_flags)
         b.c.warnings.append(f"line {loc.line}: `for` over range({len(r)}) exceeds max_unroll="
                             f"{b.c.max_unroll}; built as a Loop instead of unrolling")
         return True
@@ -146,7 +155,7 @@ def _range_maker(r: range):
 
 
 def _unrolled_for(b: FunctionBuilder, node, items):
-    saved = {f: b.env.get(f, _MISSING) for f in (BRK, CONT)}
+    saved = _flags(b)
     b.loop_depth += 1
     b.env[BRK] = False
     try:
@@ -165,12 +174,12 @@ def _unrolled_for(b: FunctionBuilder, node, items):
             else:
                 branch(b, ops.logical_not(state), iteration, lambda: already_left(b),
                        b.loc(node), ("iteration that runs", "iteration skipped by break/return"))
-        b.env[CONT] = False
-        b.env.pop(LEFT, None)
-        _run_orelse(b, node)
+    except BaseException:
+        _restore_flags(b, saved)
+        raise
     finally:
         b.loop_depth -= 1
-        _restore_flags(b, saved)
+    loop_exit(b, node, saved)
 
 
 def _loop_stop(b):
@@ -189,11 +198,12 @@ def _restore_flags(b, saved):
 
 def build_while(b: FunctionBuilder, node: ast.While):
     loc = b.loc(node)
-    saved = {f: b.env.get(f, _MISSING) for f in (BRK, CONT)}
+    saved = _flags(b)
     b.loop_depth += 1
     b.env[BRK] = False
     count = 0
     limit = max(100000, b.c.max_unroll)
+    rec = True
     try:
         while True:
             b.env[CONT] = False
@@ -212,8 +222,8 @@ def build_while(b: FunctionBuilder, node: ast.While):
                                         "Loop" + (f" (after {count} unrolled iterations)"
                                                   if count else ""), describe(cond, b.c.param_source)))
                 build_loop(b, node, "while", cond0=cond, record=rec)
-                _restore_flags(b, saved)
-                return
+                rec = None
+                break
             if not cond:
                 break
             b.exec_block(node.body)
@@ -223,11 +233,12 @@ def build_while(b: FunctionBuilder, node: ast.While):
                     f"a while loop with a condition known at build time did not end after "
                     f"{limit} iterations", loc=loc,
                     hint="make the condition depend on a tensor so it becomes a Loop")
-        b.c.record(Record("while", loc, "constant", f"unrolled {count} times",
-                          "condition known while building"))
-        b.env[CONT] = False
-        b.env.pop(LEFT, None)
-        _run_orelse(b, node)
+        if rec is not None:
+            b.c.record(Record("while", loc, "constant", f"unrolled {count} times",
+                              "condition known while building"))
+    except BaseException:
+        _restore_flags(b, saved)
+        raise
     finally:
         b.loop_depth -= 1
-    _restore_flags(b, saved)
+    loop_exit(b, node, saved)

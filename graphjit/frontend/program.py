@@ -6,11 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, List
 
+from ..ir.errors import UnsupportedSyntaxError
 from ..ir.graph import Graph
 from ..tensor import Tensor, TensorSpec
 from .builder import build_function
 from .state import Compiler
-from .values import DynamicList, GraphContext, GraphTensor
+from .values import DynamicList, GraphContext, GraphTensor, LocalFunction, Switch
 
 __all__ = ["Program", "Out", "build_program"]
 
@@ -64,12 +65,12 @@ def build_program(fn, self_obj, args, kwargs, tensors, arg_names, name, *, max_u
         gkwargs = {k: _to_graph(v, k, tmap, graph) for k, v in kwargs.items()}
         out = build_function(compiler, fn, gargs, gkwargs, self_obj=self_obj)
         results: list = []
-        template = _template(out, results, ctx)
+        template = _template(out, results, ctx, compiler.return_loc)
         graph.set_results(results)
     return Program(graph, template, compiler.guards, compiler.records, compiler.warnings)
 
 
-def _template(x, results: list, ctx: GraphContext):
+def _template(x, results: list, ctx: GraphContext, loc=None):
     if isinstance(x, GraphTensor):
         results.append(ctx.lift(x.value))
         return Out(len(results) - 1, x.weak, x.dtype.kind)
@@ -77,12 +78,19 @@ def _template(x, results: list, ctx: GraphContext):
         s = x.stacked(0)
         results.append(ctx.lift(s.value))
         return Out(len(results) - 1, False, s.dtype.kind, is_list=True)
+    if isinstance(x, (LocalFunction, Switch)):
+        raise UnsupportedSyntaxError(
+            "the compiled function returns a function "
+            + ("defined inside it" if isinstance(x, LocalFunction) else
+               "chosen by a tensor value") + "; graph mode returns tensors, numbers and "
+            "tuples, lists and dicts of them", loc=loc,
+            hint="call the function inside and return its result")
     if isinstance(x, tuple):
-        return tuple(_template(v, results, ctx) for v in x)
+        return tuple(_template(v, results, ctx, loc) for v in x)
     if isinstance(x, list):
-        return [_template(v, results, ctx) for v in x]
+        return [_template(v, results, ctx, loc) for v in x]
     if isinstance(x, dict):
-        return {k: _template(v, results, ctx) for k, v in x.items()}
+        return {k: _template(v, results, ctx, loc) for k, v in x.items()}
     return x
 
 

@@ -40,6 +40,8 @@ class Compiler:
         self.warnings: List[str] = []
         self.param_source: Dict[int, Any] = {}  # id(subgraph param) -> outer Value
         self.external: Dict[int, Any] = {}      # containers that outlive the call, by id
+        self.return_loc = None                  # the top-level function's last return
+        self.stack: List[Any] = []              # user functions being built (Activation)
 
     def note_external(self, value):
         if type(value) in (list, dict, set) or isinstance(value, Tensor):

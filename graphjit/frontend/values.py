@@ -13,7 +13,7 @@ from ..ir.graph import Graph, Value
 from ..ir.types import TensorType
 from ..tensor import Recorder, SymbolicTensor, Tensor, current_recorder
 
-__all__ = ["GraphTensor", "Undefined", "Unassigned", "Unjoinable", "MaybeUndefined", "GraphContext", "active", "current_loc", "set_loc",
+__all__ = ["GraphTensor", "Undefined", "Unassigned", "Unjoinable", "LocalFunction", "Switch", "MaybeUndefined", "GraphContext", "active", "current_loc", "set_loc",
            "is_graph", "DynamicList"]
 
 _state = threading.local()
@@ -322,6 +322,38 @@ class MaybeUndefined:
         return f"<{self.name}, defined if the loop ran>"
 
 
+class LocalFunction:
+    """A lambda or def written inside a function being built; calling it builds its
+    body with the enclosing builder's variables visible (late binding, as Python)."""
+
+    def __init__(self, builder, node, name: str):
+        self.builder = builder
+        self.node = node
+        self.__name__ = name
+        self.defaults = []
+        self.kw_defaults = {}
+
+    def __call__(self, *args, **kwargs):
+        return self.builder.call_local(self, list(args), kwargs)
+
+    def __repr__(self):
+        return f"<local function {self.__name__}>"
+
+
+class Switch:
+    """A function value chosen when the graph runs: `cells[i]` with a tensor index i,
+    or a name given other functions on the two paths of a tensor condition. Calling
+    it builds the call of each item in a branch (a chain of If nodes, MindSpore's
+    switch)."""
+
+    def __init__(self, items, index, labels=None):
+        self.items, self.index = items, index
+        self.labels = labels     # how messages name each item's call (default: item i)
+
+    def __repr__(self):
+        return f"<one of {len(self.items)} functions, chosen when the graph runs>"
+
+
 class Collector(list):
     """Stands for a list appended to inside a Loop body: records one iteration's
     appends, each with a flag saying whether it happened (True, or a bool graph value
@@ -424,7 +456,13 @@ class DynamicList:
             "loop that depends on a tensor)", hint="use ops.stack(lst).shape[0]")
 
     def __getitem__(self, i):
-        return ops.gather(self.stacked(0), i, 0)
+        rows = self.stacked(0)
+        if isinstance(i, slice):      # a list again: the rows the slice keeps
+            return DynamicList([], [rows[i]])
+        n = rows.shape[0]
+        ops.functional.runtime_check(ops.logical_and(i >= -n, i < n), IndexError,
+                                     "list index out of range")
+        return ops.gather(rows, i, 0)
 
     def __iter__(self):
         raise UnsupportedSyntaxError(

@@ -360,3 +360,62 @@ def test_regression_fuzz_seed_2590():
 def test_fuzz_seed_2590_itself(tmp_path):
     from test_fuzz_equivalence import check_program as check_fuzz
     check_fuzz(2590, tmp_path)
+
+
+# -- a loop's else clause: break and continue there are the enclosing loop's ---------------------
+def break_leaks_out_of_a_loop_with_else(x, y):
+    """Found by leavegen: the inner Loop's break flag stayed set after it, so the outer
+    Loop stopped and the function returned a placeholder (zeros)."""
+    a = x
+    b = ops.tanh(a) - x
+    for r1 in ops.stack([x, y, x]):
+        for r2 in ops.stack([x, y, x]):
+            if (y > 0).any():
+                break
+        else:
+            pass
+    else:
+        pass
+    return a + b
+
+
+def continue_in_an_inner_loops_else(x, y):
+    """Found by leavegen: the `continue` in the else clause of an unrolled loop (the
+    outer Loop's continue) was dropped when the inner loop's flags were restored."""
+    a = x
+    for r1 in ops.stack([x, y]):
+        for i3 in range(3):
+            pass
+        else:
+            a = a + x
+            if y[0] <= y[1]:
+                continue
+        if y.mean() > 0.25:
+            break
+    else:
+        pass
+    return a
+
+
+def break_in_else_of_a_tensor_while(x, y):
+    a = x
+    for i in range(3):
+        k = 0
+        while k < 2 and (a.sum() < 20):
+            k = k + 1
+            a = a + 1
+        else:
+            if a.max() > 4:
+                break
+        a = a * 2
+    return a
+
+
+@pytest.mark.parametrize("fn", [break_leaks_out_of_a_loop_with_else,
+                                continue_in_an_inner_loops_else,
+                                break_in_else_of_a_tensor_while], ids=lambda f: f.__name__)
+def test_break_and_continue_in_and_around_a_loops_else_clause(fn):
+    for xs, ys in VALUES:
+        run_both(lambda: fn, ms.Tensor(np.asarray(xs, f32)), ms.Tensor(np.asarray(ys, f32)))
+        run_both(lambda: AsCell(fn), ms.Tensor(np.asarray(xs, f32)),
+                 ms.Tensor(np.asarray(ys, f32)))
