@@ -11,6 +11,7 @@ from typing import Any, List, Optional
 
 import numpy as np
 
+from .. import ops
 from ..ir import dtypes as dt
 from ..ir.errors import ShapeJoinError, TypeJoinError, UnsupportedSyntaxError
 from ..ir.join import join_shapes
@@ -351,8 +352,8 @@ def _lift_switch(name, f, side, pairs, side_names, locs, where_loc):
     if not isinstance(f, Switch):
         return f
     index = (f.index, 0) if side == 0 else (0, f.index)
-    return _SwitchTemplate(
-        [_lift_switch(name, g, side, pairs, side_names, locs, where_loc) for g in f.items],
+    return _SwitchTemplate(     # (its items are functions: switches are kept flat)
+        list(f.items),
         join_trees(f"{name} (which function)", *index, pairs, side_names, locs, where_loc),
         f.labels)
 
@@ -399,6 +400,29 @@ class _ListTemplate(list):
     kept as it is)."""
 
 
+def _merge_choice(a, b, which):
+    """One flat Switch over the functions of both sides (a nested one would double at
+    every join): which side (0 or 1) and that side's choice pick the item."""
+    sides = [(f.items, f.index) if isinstance(f, Switch) else ([f], 0) for f in (a, b)]
+    items = []
+    for f in sides[0][0] + sides[1][0]:
+        if not any(_same_static(f, g) for g in items):
+            items.append(f)
+    if len(items) == 1:
+        return items[0]
+    picks = []
+    for fs, index in sides:
+        table = [next(i for i, g in enumerate(items) if _same_static(f, g)) for f in fs]
+        if isinstance(index, GraphTensor):
+            pick = ops.gather(Tensor._wrap(np.asarray(table, np.int64)), index, 0)
+        else:
+            pick = table[index]
+        picks.append(pick)
+    index = ops.where(ops.equal(which, 0), picks[0], picks[1])
+    labels = [f"call of {describe_value(f)}" for f in items] if len(items) == 2 else None
+    return Switch(items, index, labels)
+
+
 def fill_holes(template, outs):
     if isinstance(template, _Hole):
         return outs[template.i]
@@ -407,9 +431,8 @@ def fill_holes(template, outs):
         prefix, stacks, masks = ([fill_holes(x, outs) for x in part] for part in template.head)
         return DynamicList(prefix, stacks, [v for v, _ in rows], masks, [f for _, f in rows])
     if isinstance(template, _Choice):
-        a, b = fill_holes(template.a, outs), fill_holes(template.b, outs)
-        return Switch([a, b], fill_holes(template.which, outs),
-                      [f"call of {describe_value(f)}" for f in (a, b)])
+        return _merge_choice(fill_holes(template.a, outs), fill_holes(template.b, outs),
+                             fill_holes(template.which, outs))
     if isinstance(template, _SwitchTemplate):
         return Switch([fill_holes(f, outs) for f in template.items],
                       fill_holes(template.index, outs), template.labels)

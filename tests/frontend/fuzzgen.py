@@ -2,8 +2,9 @@
 
 Programs take x, y (float32 vectors of 3), n (an int32 scalar) and s (a float32
 scalar); they use nested if/for/while on tensor and Python conditions, break,
-continue and early return. Every loop is bounded, every variable is defined before
-the body starts, so each program runs eagerly.
+continue and early return, and names first bound after a tensor-conditioned break,
+continue or return and read after it. Every loop is bounded, every other variable is
+defined before the body starts, so each program runs eagerly.
 """
 from __future__ import annotations
 
@@ -93,6 +94,7 @@ class Gen:
         if in_loop:
             choices += ["break", "continue"]
         choices += ["return"] if r.random() < 0.15 else []
+        choices += ["leavebind"] if r.random() < 0.3 else []
         kind = r.choice(choices)
         if kind == "assign":
             self.emit(depth, f"{r.choice(TENSOR_VARS)} = {self.texpr()}")
@@ -155,6 +157,23 @@ class Gen:
         elif kind == "return":
             self.emit(depth, f"if {self.cond()}:")
             self.emit(depth + 1, f"return {r.choice(TENSOR_VARS)}, {r.choice(SCALAR_VARS)}")
+        elif kind == "leavebind":      # bound after a leave, on every path that goes on
+            self.loop_id += 1
+            nb = f"nb{self.loop_id}"
+            leave = r.choice(["return"] + (["break", "continue"] if in_loop else []))
+            leave = f"return {r.choice(TENSOR_VARS)}, {r.choice(SCALAR_VARS)}" \
+                if leave == "return" else leave
+            self.emit(depth, f"if {self.cond()}:")
+            if r.random() < 0.5:
+                self.emit(depth + 1, leave)
+                self.emit(depth, f"{nb} = {self.texpr()}")
+            else:
+                self.emit(depth + 1, f"{nb} = {self.texpr()}")
+                self.emit(depth, "else:")
+                self.emit(depth + 1, f"if {self.cond()}:")
+                self.emit(depth + 2, leave)
+                self.emit(depth + 1, f"{nb} = {self.texpr()}")
+            self.emit(depth, f"{r.choice(TENSOR_VARS)} = {nb} * 0.5")
 
     def program(self, name="prog") -> str:
         self.lines = []

@@ -8,7 +8,10 @@ and/or/not); conditional expressions; tuple assignments and swaps; module-level
 helper functions with their own if/while/for; for over tuples, range(tensor),
 tensor rows, enumerate and zip; counter-bounded while loops; break/continue/return
 at several depths; augmented assignments; lists appended in loops then ops.stack;
-early returns of tuples.
+early returns of tuples; names first bound after a tensor-conditioned break, continue
+or return and read after it; functions chosen by tensor conditions, then called; lists
+of different lengths joined at tensor conditions, then stacked, indexed, iterated and
+measured with len.
 
 Each variable keeps one kind (dtype and shape, or Python type) on every path, so a
 program is valid for graph mode unless it exercises a documented limit; loops are
@@ -62,7 +65,13 @@ def h_count(bv, k):
         if t:
             c = c + 1
     return c
+
+
+def h_neg(v):
+    return -v
 '''
+
+FUNCS = ["ops.tanh", "abs", "h_neg", "(lambda t: t * 0.5)", "ops.relu"]
 
 MAT = ["A", "Am"]
 VEC = ["u", "u2"]
@@ -295,6 +304,7 @@ class Gen2:
             choices += ["break", "continue"]
         if r.random() < 0.12:
             choices.append("return")
+        choices += [c for c in ("leavebind", "fnchoice", "varlist") if self.ok(c)]
         kind = r.choice(choices)
         if kind == "assign":
             self.assign(depth)
@@ -392,6 +402,68 @@ class Gen2:
         elif kind == "return":
             self.emit(depth, f"if {self.cond()}:")
             self.ret(depth + 1)
+        elif kind == "leavebind":
+            self.leavebind(depth, in_loop)
+        elif kind == "fnchoice":
+            self.uid += 1
+            g = f"g{self.uid}"
+            f1, f2 = r.choice(FUNCS), r.choice(FUNCS)
+            if r.random() < 0.5:
+                self.emit(depth, f"{g} = {f1} if {self.tcond()} else {f2}")
+            else:
+                self.emit(depth, f"if {self.cond()}:")
+                self.emit(depth + 1, f"{g} = {f1}")
+                self.emit(depth, "else:")
+                self.emit(depth + 1, f"{g} = {f2}")
+            if r.random() < 0.5:
+                self.emit(depth, f"{r.choice(VEC)} = {g}({self.vec(1)})")
+            else:
+                self.emit(depth, f"{r.choice(MAT)} = {g}({self.mat(1)})")
+        elif kind == "varlist":
+            self.uid += 1
+            ls = f"ls{self.uid}"
+            n1, n2 = r.sample([1, 2, 3], 2)
+            items = [self.vec(1) for _ in range(3)]
+            self.emit(depth, f"if {self.tcond()}:")
+            self.emit(depth + 1, f"{ls} = [{', '.join(items[:n1])}]")
+            self.emit(depth, "else:")
+            self.emit(depth + 1, f"{ls} = [{', '.join(items[:n2])}]")
+            use = r.randrange(4)
+            v = r.choice(VEC)
+            if use == 0:
+                self.emit(depth, f"{v} = ops.stack({ls}).sum(0)")
+            elif use == 1:
+                self.emit(depth, f"{v} = {ls}[-1] + {ls}[0]")
+            elif use == 2:
+                self.emit(depth, f"{r.choice(INT)} = len({ls})")
+            else:
+                self.emit(depth, f"for t{self.uid} in {ls}:")
+                self.emit(depth + 1, f"{v} = {v} * 0.5 + t{self.uid}")
+
+    def leave(self, depth, in_loop):
+        kind = self.r.choice(["return"] + (["break", "continue"] if in_loop else []))
+        if kind == "return":
+            self.ret(depth)
+        else:
+            self.emit(depth, kind)
+
+    def leavebind(self, depth, in_loop):
+        """A name first bound after a tensor-conditioned leave, read after it."""
+        r = self.r
+        self.uid += 1
+        nb = f"nb{self.uid}"
+        if r.random() < 0.5:
+            self.emit(depth, f"if {self.tcond()}:")
+            self.leave(depth + 1, in_loop)
+            self.emit(depth, f"{nb} = {self.vec(1)}")
+        else:                      # the shape of issue 9
+            self.emit(depth, f"if {self.tcond()}:")
+            self.emit(depth + 1, f"{nb} = {self.vec(1)}")
+            self.emit(depth, "else:")
+            self.emit(depth + 1, f"if {self.cond()}:")
+            self.leave(depth + 2, in_loop)
+            self.emit(depth + 1, f"{nb} = {self.vec(1)}")
+        self.emit(depth, f"{r.choice(VEC)} = {nb} * 0.5")
 
     def program(self, name="prog") -> str:
         self.lines = []

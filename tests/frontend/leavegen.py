@@ -1,6 +1,7 @@
 """Random programs that leave early (return, break, continue under tensor conditions, at
-any depth, in unrolled and rolled loops and in helpers) and then read names bound after
-the leave. Every read is of a name definitely bound on every path that reaches it (Java's
+any depth, in unrolled and rolled loops, loop else clauses and helpers) and then read
+names bound after the leave; that choose functions and list lengths by tensor conditions
+and then call them, index, iterate and stack them. Every read is of a name definitely bound on every path that reaches it (Java's
 definite assignment: a path that returned, broke out or continued does not reach what
 follows), so each program runs eagerly, and graph mode must run it too.
 
@@ -13,6 +14,8 @@ import random
 TOP = None      # the definitely-bound set of a point no path reaches (every path left)
 
 NAMES = ["a", "b", "j", "t", "u"]
+FUNCS = ["ops.tanh", "abs", "dbl", "(lambda t: t - 1.0)", "ops.relu"]
+PRELUDE = "def dbl(t):\n    return t * 2\n"
 
 
 def _meet(d1, d2):
@@ -77,6 +80,7 @@ class LeaveGen:
             kinds += ["if", "if", "if_leave_else", "unrolled", "rolled", "while"]
         if not self.in_helper and r.random() < 0.3:
             kinds += ["helper"]
+        kinds += ["fnchoice", "varlist"]
         kind = r.choice(kinds)
         if kind == "assign":
             name = r.choice(NAMES)
@@ -131,6 +135,54 @@ class LeaveGen:
                 self.emit(depth, "else:")
                 self.block(depth + 1, d, loop, fn_depth)
             return d                      # the loop may run zero times or break at once
+        if kind == "fnchoice":        # a function chosen by a tensor condition, then called
+            self.n_loops += 1
+            g = f"g{self.n_loops}"
+            f1, f2, f3 = (r.choice(FUNCS) for _ in range(3))
+            if r.random() < 0.5:
+                self.emit(depth, f"{g} = {f1} if {self.cond(d)} else {f2}")
+            else:
+                self.emit(depth, f"if {self.cond(d)}:")
+                self.emit(depth + 1, f"{g} = {f1}")
+                if r.random() < 0.4:
+                    self.emit(depth, f"elif {self.cond(d)}:")
+                    self.emit(depth + 1, f"{g} = {f3}")
+                self.emit(depth, "else:")
+                self.emit(depth + 1, f"{g} = {f2}")
+            name = r.choice(NAMES)
+            self.emit(depth, f"{name} = {g}({self.var(d)})" + (
+                f" + {g}({self.var(d)})" if r.random() < 0.3 else ""))
+            return d | {name}
+        if kind == "varlist":         # lists of other lengths joined by a tensor condition
+            self.n_loops += 1
+            ls = f"ls{self.n_loops}"
+            items = [self.var(d) for _ in range(3)]
+            n1, n2 = r.sample([0, 1, 2, 3], 2)
+            self.emit(depth, f"if {self.cond(d)}:")
+            self.emit(depth + 1, f"{ls} = [{', '.join(items[:n1])}]")
+            self.emit(depth, "else:")
+            self.emit(depth + 1, f"{ls} = [{', '.join(items[:n2])}]")
+            if r.random() < 0.3:
+                self.emit(depth, f"{ls}.append({self.expr(d)})")
+                n1, n2 = n1 + 1, n2 + 1
+            name, v = r.choice(NAMES), self.var(d)
+            use = r.choice(["len", "stack", "iter", "index"] if min(n1, n2) > 0 else
+                           ["len", "iter", "stackif"])
+            if use == "len":
+                self.emit(depth, f"{name} = {v} * len({ls})")
+            elif use == "stack":
+                self.emit(depth, f"{name} = ops.stack({ls}).sum(0) + {v}")
+            elif use == "stackif":
+                self.emit(depth, f"{name} = {v}")
+                self.emit(depth, f"if len({ls}) > 0:")
+                self.emit(depth + 1, f"{name} = ops.stack({ls}).max(0)")
+            elif use == "index":
+                self.emit(depth, f"{name} = {ls}[-1] - {ls}[0]")
+            else:
+                self.emit(depth, f"{name} = {v}")
+                self.emit(depth, f"for it{self.n_loops} in {ls}:")
+                self.emit(depth + 1, f"{name} = {name} * 0.5 + it{self.n_loops}")
+            return d | {name}
         if kind == "helper":
             self.n_loops += 1
             k = self.n_loops
@@ -156,4 +208,4 @@ class LeaveGen:
         if d is not TOP:
             self.emit(1, f"return {' + '.join(sorted(d))}")
         main = "\n".join(self.lines)
-        return "\n\n".join(self.helpers + [main]) + "\n"
+        return "\n\n".join([PRELUDE] + self.helpers + [main]) + "\n"

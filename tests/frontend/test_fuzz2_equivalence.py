@@ -85,7 +85,7 @@ def check_program(seed, tmp_path):
         assert not problem, f"{problem}\ngraph={got!r}\neager={expected!r}\n{src}"
 
 
-@settings(max_examples=120, derandomize=True, deadline=None,
+@settings(max_examples=100, derandomize=True, deadline=None,
           suppress_health_check=list(HealthCheck))
 @given(st.integers(0, 10 ** 9))
 def test_random_programs2_agree(tmp_path_factory, seed):
