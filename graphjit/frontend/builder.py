@@ -26,7 +26,8 @@ from .source import FunctionSource, get_source
 from .recursion import (Activation, Recursion, deepest_recursion, default_name,
                         find_recursion, recursion_error, static_key, tail_loop)
 from .state import BRK, CONT, FLAGS, RET, RETVAL, Compiler
-from .values import DynamicList, GraphTensor, Undefined, active, current_loc, set_loc
+from .values import (DynamicList, GraphTensor, Lent as _Lent, Undefined, active, current_loc,
+                     set_loc)
 
 __all__ = ["FunctionBuilder", "build_function"]
 
@@ -46,18 +47,27 @@ class FunctionBuilder(ExpressionBuilder):
         self.closure = closure
         self.enclosing = enclosing
         self.loop_depth = 0
-        self.nonlocals: Dict[str, "FunctionBuilder"] = {}   # name -> the builder that owns it
+        # nonlocal names: their value is lent to this builder while it runs (a variable
+        # of its own: joined and carried like any), and given back when it returns
+        self.lent: Dict[str, tuple] = {}     # name -> (lender, value before)
 
     # -- entry -------------------------------------------------------------------------------
     def run(self):
-        self.start_ctx = active()
         node = self.node
         if isinstance(node, ast.Lambda):
             return self.eval(node.body)
         self.env[RET] = False
         self.env[RETVAL] = None
-        self.exec_block(node.body)
-        return finish_return(self, node)
+        try:
+            self.exec_block(node.body)
+            out = finish_return(self, node)
+        except BaseException:
+            for name, (lender, before) in self.lent.items():
+                lender.env[name] = before
+            raise
+        for name, (lender, _) in self.lent.items():
+            lender.env[name] = self.env.get(name, Undefined(name))
+        return out
 
     def loc(self, node):
         return self.src.loc(node)
@@ -189,19 +199,8 @@ class FunctionBuilder(ExpressionBuilder):
                                          loc=self.loc(stmt))
 
     def bind(self, name, value, loc):
-        owner = self.nonlocals.get(name)
-        if owner is None:
-            self.env[name] = value
-            self.locs[name] = loc
-            return
-        if active() is not self.start_ctx:
-            # the branch or loop body joins this function's variables, not the owner's
-            raise UnsupportedSyntaxError(
-                f"nonlocal '{name}' is assigned under a condition or in a loop that depends "
-                f"on a tensor value", loc=loc, names=(name,),
-                hint=f"return the new value of '{name}' from the function instead")
-        owner.env[name] = value
-        owner.locs[name] = loc
+        self.env[name] = value
+        self.locs[name] = loc
 
     def unpack(self, value, n, node):
         if isinstance(value, GraphTensor):
@@ -394,7 +393,14 @@ class FunctionBuilder(ExpressionBuilder):
                     f"nonlocal {name}: no enclosing function of the compiled code binds it",
                     loc=self.loc(node), names=(name,),
                     hint="define the function inside the compiled function")
-            self.nonlocals[name] = owner
+            value = owner.env[name]
+            while isinstance(value, _Lent):      # lent on to a function running now
+                owner = value.borrower
+                value = owner.env[name]
+            if name not in self.lent:
+                self.lent[name] = (owner, value)
+                owner.env[name] = _Lent(name, self)
+                self.env[name] = value
 
     visit_Match = _refuse("match", "use if/elif")
     del _refuse

@@ -13,8 +13,8 @@ from ..tensor import Tensor, TensorLike
 from .control_flow import (build_boolop, build_compare, build_ifexp, condition_value,
                            index_dict, index_sequence)
 from .operators import BINOPS, UNOPS
-from .values import (DynamicList, GraphTensor, LocalFunction, MaybeUndefined, Switch, Undefined,
-                     set_loc)
+from .values import (DynamicList, GraphTensor, Lent, LocalFunction, MaybeUndefined, Switch,
+                     Undefined, set_loc)
 
 __all__ = ["ExpressionBuilder", "LocalFunction", "Switch", "note_location"]
 
@@ -80,6 +80,8 @@ class ExpressionBuilder:
         while b is not None:
             if name in b.env:
                 v = b.env[name]
+                if isinstance(v, Lent):       # a nonlocal a running function changes
+                    v = v.current()
                 if isinstance(v, Undefined):
                     raise v.error(self.loc(node) if node is not None else None)
                 if isinstance(v, MaybeUndefined):

@@ -13,7 +13,7 @@ from ..ir.graph import Graph, Value
 from ..ir.types import TensorType
 from ..tensor import Recorder, SymbolicTensor, Tensor, current_recorder
 
-__all__ = ["GraphTensor", "Undefined", "Unassigned", "Unjoinable", "LocalFunction", "Switch", "MaybeUndefined", "GraphContext", "active", "current_loc", "set_loc",
+__all__ = ["GraphTensor", "Undefined", "Lent", "Unassigned", "Unjoinable", "LocalFunction", "Switch", "MaybeUndefined", "GraphContext", "active", "current_loc", "set_loc",
            "is_graph", "DynamicList"]
 
 _state = threading.local()
@@ -285,6 +285,23 @@ class Unassigned(Undefined):
                    f"before this line (the body assigns it elsewhere); the value an earlier "
                    f"iteration gave it is not carried in graph mode",
             hint=f"assign '{self.name}' before the loop")
+
+
+class Lent(Undefined):
+    """A variable lent to a nested function that declared it nonlocal and is running:
+    its current value is in the borrower's environment."""
+
+    __slots__ = ("borrower",)
+
+    def __init__(self, name, borrower):
+        super().__init__(name)
+        self.borrower = borrower
+
+    def current(self):
+        v = self
+        while isinstance(v, Lent):
+            v = v.borrower.env[v.name]
+        return v
 
 
 class Unjoinable(Undefined):

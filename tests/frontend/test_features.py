@@ -443,8 +443,39 @@ def test_appends_in_both_branches_of_a_loop_body_and_nonlocal_under_a_condition(
     net.set_inputs(ms.Tensor(shape=[None, 2], dtype=ms.float32))
     x = ms.Tensor(np.array([[1, 2], [4, 3], [0, -1]], f32))
     assert net(x).asnumpy().tolist() == [0.0, 4.0, 2.0]
-    with pytest.raises(ms.UnsupportedSyntaxError, match="nonlocal 'hits'"):
-        NonlocalUnderCondition()(vec(2.0, 0.5))
+    for v in ([2.0, 0.5], [-1.0, 0.5], [3.0, 3.0]):
+        run_both(NonlocalUnderCondition, vec(*v))      # (refused before issue 9)
+
+
+class NonlocalsInBranchesLoopsAndReturns(nn.Cell):
+    def construct(self, x):
+        hits = 0
+        total = x * 0
+
+        def visit(t):
+            nonlocal hits, total
+
+            def inner():              # reads the values visit is changing
+                return total + hits
+            if t.sum() > 0:
+                hits += 1
+                if t[0] > 1:
+                    return t * 2
+                total = inner()
+            for r in ops.stack([t, t]):
+                total = total + r
+            return t - 1
+
+        for _ in range(3):
+            x = visit(x)
+            if x.sum() > 2:
+                x = visit(x * 0.5)
+        return x, hits, total
+
+
+@pytest.mark.parametrize("v", [[2.0, 0.5], [-1.0, 0.5], [3.0, 3.0]])
+def test_nonlocal_changed_under_tensor_conditions_loops_and_early_returns(v):
+    run_both(NonlocalsInBranchesLoopsAndReturns, vec(*v))
 
 
 class DictCarriedByWhile(nn.Cell):

@@ -25,9 +25,6 @@ XFAIL = {
     "r2_int_becomes_float_zero_iter": "a Python int carried by a tensor while that becomes a float "
                                       "comes back as 0.0 after zero iterations (eager: 0)",
     "r2_dict_different_key_order": "dicts with the same keys in another order do not join (TypeJoinError)",
-    "r2_nonlocal_under_tensor_cond": "nonlocal counter assigned under a tensor condition is refused "
-                                     "(was a wrong answer: it counted every call); the same counter "
-                                     "without nonlocal works",
 }
 
 
