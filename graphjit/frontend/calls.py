@@ -141,7 +141,7 @@ def _len(b, args, kwargs, node):
             raise UnsupportedSyntaxError("len() of a tensor of unknown rank", loc=b.loc(node))
         return d
     if isinstance(x, DynamicList):
-        return x.stacked(0).shape[0]
+        return x.length()
     return len(x)
 
 

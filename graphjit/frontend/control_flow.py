@@ -71,9 +71,9 @@ def condition_value(b: FunctionBuilder, v, node=None):
         if v.type.shape is not None and len(v.type.shape) > 1:
             v = ops.reshape(v, ())
         return v if v.dtype.is_bool else ops.not_equal(v, 0)
-    if isinstance(v, DynamicList):
-        raise UnsupportedSyntaxError("the truth of a list whose length is known only at run "
-                                     "time", loc=b.loc(node) if node is not None else None)
+    if isinstance(v, DynamicList):      # a list is true when it has items
+        n = v.length()
+        return ops.greater(n, 0) if isinstance(n, GraphTensor) else n > 0
     return bool(v)
 
 

@@ -467,6 +467,15 @@ class DynamicList:
                 hint="use ops.stack, or give the inputs known shapes")
         return ops.reshape(t, new)
 
+    def length(self):
+        """The number of items: a Python int where known, else an int graph value."""
+        if not (self.prefix or self.stacks or self.suffix):
+            return 0
+        n = self.stacked(0).shape[0]
+        if isinstance(n, GraphTensor):
+            n.weak = True
+        return n
+
     def __len__(self):
         raise UnsupportedSyntaxError(
             "len() of a list whose length is known only at run time (it was appended to in a "

@@ -327,3 +327,21 @@ def test_recursion_that_never_ends_is_refused():
     assert isinstance(e, ms.UnsupportedSyntaxError)
     assert "'endless' calls itself with the same arguments" in str(e)
     assert e.loc.text.strip() == "return endless(x)"
+
+
+def list_truth(x, y):
+    xs = [x] if x.sum() > 0 else []
+    if xs:
+        return xs[0] * 2
+    return y
+
+
+def list_truth_in_and(x, y):
+    xs = [x, y] if x[0] > 0 else [y]
+    return (len(xs) > 1 and xs[1].sum() > 0) or not xs
+
+
+@pytest.mark.parametrize("xs,ys", VALUES)
+def test_the_truth_of_a_list_of_run_time_length(xs, ys):
+    both_forms(list_truth, _t(xs), _t(ys))
+    both_forms(list_truth_in_and, _t(xs), _t(ys))
