@@ -144,12 +144,14 @@ def shrink_loop(g: Graph, node: Node) -> Node:
     results = {id(r) for r in g.results}
     used_out = [k for k, o in enumerate(node.outputs) if _used(g, o, results)]
     out_map = [tuple(a["output_map"][k]) for k in used_out]
-    back = [tuple(e) for e in a["back_edges"]]
+    all_back = [tuple(e) for e in a["back_edges"]]
     last_value = {ri for ri, axis in out_map if axis is None}
     live = {a["condition_result"]} | {ri for ri, _ in out_map}
     while True:
         need = _needed(body, live)
-        back = [(ri, bp) for ri, bp in back
+        # (from all back edges each time: a carried value found needed in a later round,
+        # through a value it feeds, keeps its back edge)
+        back = [(ri, bp) for ri, bp in all_back
                 if id(body.params[bp]) in need or ri in last_value]
         more = {ri for ri, _ in back} - live
         if not more:
