@@ -100,13 +100,14 @@ def default_name(param: str) -> str:
     return f"<default {param}>"
 
 
-def recursion_error(name, loc, reason="") -> UnsupportedSyntaxError:
+def recursion_error(name, loc, reason="", call=None) -> UnsupportedSyntaxError:
+    call = call or name
     return UnsupportedSyntaxError(
         f"'{name}' calls itself under a condition that depends on a tensor value, so how "
         f"deep the recursion goes is known only when the graph runs" +
         (f"; {reason}" if reason else ""), loc=loc, names=(name,),
         hint=f"write it as a loop (while ...), or make every recursive call a tail call "
-             f"(`return {name}(...)`, outside loops) so that graph mode builds a Loop")
+             f"(`return {call}(...)`, outside loops) so that graph mode builds a Loop")
 
 
 def tail_loop(fndef: ast.FunctionDef, name: str, is_method: bool, loc) -> ast.FunctionDef:
@@ -120,6 +121,10 @@ def tail_loop(fndef: ast.FunctionDef, name: str, is_method: bool, loc) -> ast.Fu
     params = [a.arg for a in fndef.args.posonlyargs + fndef.args.args]
     kwonly = [a.arg for a in fndef.args.kwonlyargs]
     self_name = params[0] if is_method and params else None
+    call = f"{self_name}.{name}" if self_name else name
+
+    def refuse(reason):
+        return recursion_error(name, loc, reason, call)
     positional = params[1:] if self_name else params
     n_defaults = len(fndef.args.defaults)
     with_default = set(params[len(params) - n_defaults:]) | {
@@ -142,10 +147,9 @@ def tail_loop(fndef: ast.FunctionDef, name: str, is_method: bool, loc) -> ast.Fu
         for st in stmts:
             if isinstance(st, ast.Return) and is_self_call(st.value):
                 if in_loop:
-                    raise recursion_error(name, loc, "a recursive call inside a loop cannot "
-                                                     "become the loop's next iteration")
-                out.extend(_rebind(st, st.value, positional, kwonly, with_default, name,
-                                   loc))
+                    raise refuse("a recursive call inside a loop cannot become the loop's "
+                                 "next iteration")
+                out.extend(_rebind(st, st.value, positional, kwonly, with_default, refuse))
                 tail_sites.append(st)
                 continue
             for field in ("body", "orelse"):
@@ -160,11 +164,10 @@ def tail_loop(fndef: ast.FunctionDef, name: str, is_method: bool, loc) -> ast.Fu
 
     body = rewrite(new.body, False)
     if not tail_sites:
-        raise recursion_error(name, loc, "it is not a tail call (`return " + name + "(...)`)")
+        raise refuse(f"it is not a tail call (`return {call}(...)`)")
     for node in ast.walk(ast.Module(body=body, type_ignores=[])):
         if is_self_call(node):
-            raise recursion_error(name, loc, "not every recursive call is a tail call "
-                                             "(`return " + name + "(...)`)")
+            raise refuse(f"not every recursive call is a tail call (`return {call}(...)`)")
     loop = ast.While(test=ast.Constant(True), body=body, orelse=[])
     ast.copy_location(loop, fndef)
     ast.fix_missing_locations(loop)
@@ -172,13 +175,13 @@ def tail_loop(fndef: ast.FunctionDef, name: str, is_method: bool, loc) -> ast.Fu
     return new
 
 
-def _rebind(ret: ast.Return, call: ast.Call, positional, kwonly, with_default, name, loc):
+def _rebind(ret: ast.Return, call: ast.Call, positional, kwonly, with_default, refuse):
     """`p1, p2, ... = a1, a2, ...; continue` for the tail call `return f(a1, a2, ...)`."""
     if any(isinstance(a, ast.Starred) for a in call.args) or any(
             k.arg is None for k in call.keywords):
-        raise recursion_error(name, loc, "the recursive call passes *args or **kwargs")
+        raise refuse("the recursive call passes *args or **kwargs")
     if len(call.args) > len(positional):
-        raise recursion_error(name, loc, "the recursive call passes too many arguments")
+        raise refuse("the recursive call passes too many arguments")
     values = dict(zip(positional, call.args))
     for k in call.keywords:
         values[k.arg] = k.value
@@ -189,7 +192,7 @@ def _rebind(ret: ast.Return, call: ast.Call, positional, kwonly, with_default, n
         elif p in with_default:
             e = ast.Name(id=default_name(p), ctx=ast.Load())
         else:
-            raise recursion_error(name, loc, f"the recursive call does not pass '{p}'")
+            raise refuse(f"the recursive call does not pass '{p}'")
         targets.append(ast.Name(id=p, ctx=ast.Store()))
         exprs.append(e)
     out = []

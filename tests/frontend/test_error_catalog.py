@@ -176,6 +176,11 @@ CASES = [
     Case("undefined-typo", undefined.Typo, "x", ms.UndefinedVariableError, NameError,
          at="return hiden + 1", span="hiden", phrases=(r"name 'hiden' is not defined",),
          names=("hiden",)),
+    # a name the loop body assigns, read before the body assigns it: only an earlier
+    # iteration's value could be there, and graph mode does not carry it
+    Case("undefined-earlier-iteration", undefined.EarlierIteration, "x,n",
+         ms.UndefinedVariableError, NameError, at="x = x + prev", span="prev",
+         phrases=(r"name 'prev' is not defined", r"earlier iteration"), names=("prev",)),
     # UnsupportedSyntaxError
     *[Case(f"{kind}-{where}", getattr(unsupported, f"{prefix}In{where.title()}"),
            "x" if where == "if" else "x,rows" if where == "for" else "x,n",
@@ -209,6 +214,10 @@ CASES = [
       for where in ("if", "for", "while")],
     Case("async", unsupported.AsyncConstruct, "x", ms.UnsupportedSyntaxError, SyntaxError,
          at="async def construct", phrases=(r"coroutine", r"async def")),
+    Case("recursion", unsupported.RecursionDepthFromTensor, "x", ms.UnsupportedSyntaxError,
+         SyntaxError, at="return self.count(x - 1) + 1", span="self.count(x - 1)",
+         phrases=(r"'count' calls itself under a condition that depends on a tensor value",
+                  r"tail call"), names=("count",)),
     # ShapeInferenceError
     Case("matmul-if", shape_inference.MatMulInIf, "x,w", ms.ShapeInferenceError, ValueError,
          at="x = ops.matmul(x, w)", span="ops.matmul",

@@ -28,3 +28,13 @@ class Typo(nn.Cell):
     def construct(self, x):
         hidden = ops.relu(x)
         return hiden + 1
+
+
+class EarlierIteration(nn.Cell):
+    def construct(self, x, n):
+        while n > 0:
+            if n < 2:
+                x = x + prev
+            prev = x * n
+            n = n - 1
+        return x

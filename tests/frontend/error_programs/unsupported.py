@@ -227,3 +227,14 @@ class AsnumpyInWhile(nn.Cell):
 class AsyncConstruct(nn.Cell):
     async def construct(self, x):
         return x * 2
+
+
+# -- recursion whose depth depends on a tensor -------------------------------------------------
+class RecursionDepthFromTensor(nn.Cell):
+    def count(self, x):
+        if x.sum() > 0:
+            return self.count(x - 1) + 1
+        return x
+
+    def construct(self, x):
+        return self.count(x)
