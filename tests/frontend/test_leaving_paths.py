@@ -419,3 +419,21 @@ def test_break_and_continue_in_and_around_a_loops_else_clause(fn):
         run_both(lambda: fn, ms.Tensor(np.asarray(xs, f32)), ms.Tensor(np.asarray(ys, f32)))
         run_both(lambda: AsCell(fn), ms.Tensor(np.asarray(xs, f32)),
                  ms.Tensor(np.asarray(ys, f32)))
+
+
+def grows_after_a_break(x):
+    y = x
+    for row in ops.stack([x, x * 2]):
+        if row.sum() > 0:
+            break
+        y = ops.concat([y, row])
+    return y
+
+
+def test_a_carried_name_that_changes_shape_after_a_leave_gets_the_shape_join_message():
+    ms.set_context(mode=ms.GRAPH_MODE)
+    with pytest.raises(ms.ShapeJoinError) as info:
+        ms.jit(grows_after_a_break)(ms.Tensor(np.asarray([-1.0, -2.0], f32)))
+    text = str(info.value)
+    assert "'y'" in text and "does not keep its structure" not in text, text
+    assert "y = ops.concat([y, row])" in text
