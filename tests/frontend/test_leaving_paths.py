@@ -210,7 +210,7 @@ def first_bound_after_continue_in_a_loop_read_next_iteration(x, m):
         if row[1] > 0.5:
             continue
         if acc.sum() != 0:
-            acc = acc + t
+            acc = acc + t  # noqa: F821 (an earlier iteration's t: the point of the test)
         t = row * 2
         acc = acc + 1
     return acc
@@ -284,7 +284,7 @@ def test_a_name_read_before_the_loop_body_binds_it_is_refused_with_the_reason():
     with pytest.raises(ms.UndefinedVariableError, match="name 't' is not defined\n(.|\n)*"
                        "no path from the start of the loop's iteration") as info:
         ms.jit(first_bound_after_continue_in_a_loop_read_next_iteration)(x, m)
-    assert info.value.loc.text.strip() == "acc = acc + t"
+    assert info.value.loc.text.strip().startswith("acc = acc + t")
 
 
 # -- where eager mode finds the name unbound, graph mode raises the same error when it runs ------
