@@ -149,6 +149,9 @@ def _reduction(node: Node, states):
     a, bad = _single_rows(node, states)
     if bad is not None or a is None:
         return bad or INVARIANT
+    if "axis" not in node.attrs or "keep_dims" not in node.attrs:
+        return mixed(node, "is a reduction without the attributes axis and keep_dims, so "
+                           "the batch axis cannot be followed through it")
     rank = _rank(node.inputs[0])
     axis = node.attrs["axis"]
     if axis is None or axis == ():
@@ -338,7 +341,7 @@ def _broadcast_to(node: Node, states):
     x = node.inputs[0].type.shape
     target = tuple(node.attrs["shape"])
     b = a + len(target) - len(x)
-    if True:
+    if target[b] == -1 or (x[a] is not None and target[b] == x[a]):
         return Rows(b)
     return mixed(node, f"broadcasts the batch axis to the fixed size {target[b]}")
 

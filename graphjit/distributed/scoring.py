@@ -100,11 +100,11 @@ def predict(model, *arrays, client=None, progress: bool = False):
     shapes = _output_shapes(compiled, arrays)
     dims = tuple(tuple(s[1:]) for s in shapes)
     index_args = []
-    for a in arrays:
-        index_args += [a, "i" + "abcdefghjklmnopqrstuvwxyz"[:a.ndim - 1]]
-    packed = da.blockwise(worker.run_block, "i", digest, None, source, None, dims, None,
+    for n, a in enumerate(arrays):     # axis 0 is "rows" in all; the others their own
+        index_args += [a, ("rows",) + tuple(f"a{n}d{k}" for k in range(1, a.ndim))]
+    packed = da.blockwise(worker.run_block, ("rows",), digest, None, source, None, dims, None,
                           *index_args,
-                          concatenate=True, adjust_chunks={"i": 1}, dtype=object,
+                          concatenate=True, adjust_chunks={"rows": 1}, dtype=object,
                           meta=np.empty((0,), dtype=object),
                           name=f"graphjit-{label}-run-{token}")
     outs = []

@@ -516,6 +516,25 @@ def test_random_graphs_are_often_accepted():
     assert sum(accepted) >= 40, f"{sum(accepted)} of {len(accepted)}"
 
 
+def test_user_ops_follow_their_family_or_are_mixed():
+    from graphjit.ir.registry import register_op
+    register_op("BatchwiseTestSquare", ("x",), infer=lambda ts, attrs: ts[0],
+                kernel=np.square, family="elementwise", replace=True)
+    register_op("BatchwiseTestTotal", ("x",), infer=lambda ts, attrs: TensorType(
+        ts[0].dtype, ()), kernel=np.sum, family="reduction", replace=True)
+    register_op("BatchwiseTestExtern", ("x",), infer=lambda ts, attrs: ts[0],
+                kernel=np.sort, family="extern", replace=True)
+    g = Graph("g")
+    x = g.add_param(TensorType(F32, (None, 3)), "x")
+    g.set_results([g.apply("BatchwiseTestSquare", x), g.apply("BatchwiseTestTotal", x),
+                   g.apply("BatchwiseTestExtern", x)])
+    square, total, extern = batch_states(g)[0]
+    assert square == Rows(0)
+    assert isinstance(total, Mixed) and "without the attributes" in total.why
+    assert isinstance(extern, Mixed) and "does not know whether BatchwiseTestExtern" in \
+        extern.why
+
+
 def test_states_of_simple_values():
     g = Graph("g")
     x = g.add_param(TensorType(F32, (None, 3)), "x")
