@@ -156,6 +156,48 @@ class OverRows(nn.Cell):
         return acc + x
 
 
+class BatchTrip(nn.Cell):
+    def construct(self, x):
+        acc = x * 1.0
+        for i in range(x.shape[0]):                             # REFUSED HERE
+            acc = acc * 0.5 + 1.0
+        return acc
+
+
+class RowsStopTheLoop(nn.Cell):
+    """The loop starts on an Invariant condition; the rows decide when it stops."""
+
+    def construct(self, x):
+        go = x.shape[1] > 0
+        while go:                                               # REFUSED HERE
+            x = x * 0.5
+            go = x.sum() > 1.0
+        return x
+
+
+class StaleCarry(nn.Cell):
+    """s is Invariant on entry and a batch sum after one iteration: y reads it."""
+
+    def construct(self, x):
+        s = ops.zeros((3,), ms.float32)
+        y = x[:, 0, :] * 1.0
+        t = 0
+        while t < x.shape[1]:
+            y = y + s
+            s = x[:, t, :].sum(0)                               # REFUSED HERE
+            t = t + 1
+        return y
+
+
+class RowsOrConstant(nn.Cell):
+    def construct(self, x):
+        if x.shape[1] > 2:                                      # REFUSED HERE
+            y = x[:, :1] * 2.0
+        else:
+            y = ops.zeros((1, 1), ms.float32)
+        return y
+
+
 class Transposed(nn.Cell):
     def construct(self, x):
         return x.transpose(1, 0)
@@ -175,14 +217,24 @@ REFUSED = [
     (Flat, r"Reshape: mixes the batch axis with other dims", True),
     (TimesBatch, r"reads the size of the batch axis", True),
     (OverRows, r"iterates over the rows of the batch", True),
+    (BatchTrip, r"Loop: its trip count depends on how the batch is cut.*the block size", True),
+    (RowsStopTheLoop, r"Loop: its condition depends on how the batch is cut.*ReduceSum", True),
+    (StaleCarry, r"ReduceSum: reduces over axis 0", True),
+    (RowsOrConstant, r"If: output 0 of the If is one entry per row along axis 0 on one path "
+                     r"and the same for every block on another", True),
     (Transposed, r"output 0 \(f32\[3,\?\]\) has its batch axis at axis 1", False),
     (RowAssert, r"Assert checks a value that depends on how the batch is cut", True),
 ]
 
 
+SPECS = {StaleCarry: ms.TensorSpec((None, None, 3), ms.float32),
+         RowsStopTheLoop: ms.TensorSpec((None, None), ms.float32),
+         RowsOrConstant: ms.TensorSpec((None, None), ms.float32)}
+
+
 @pytest.mark.parametrize("cls,pattern,located", REFUSED, ids=[c[0].__name__ for c in REFUSED])
 def test_refused_models_name_the_reason_and_the_line(cls, pattern, located):
-    model = ms.compile(cls(), ms.TensorSpec((None, 3), ms.float32))
+    model = ms.compile(cls(), SPECS.get(cls, ms.TensorSpec((None, 3), ms.float32)))
     with pytest.raises(NotBatchwiseError, match=pattern) as info:
         check_batchwise(model)
     assert isinstance(info.value, ValueError)
@@ -312,7 +364,7 @@ RULE_CASES = [
      lambda g, x, c: g.apply("IndexUpdate", x, c(1), index=(("slice", None, None, None), 0)),
      R0),
     ("update rows", (None, 3),
-     lambda g, x, c: g.apply("IndexUpdate", x, c(3), index=(0,)), MIXED),
+     lambda g, x, c: g.apply("IndexUpdate", x, c(1), index=(0,)), MIXED),
     ("the batch size", (None, 3),
      lambda g, x, c: g.apply("Mul", x, g.apply("Cast", g.apply(
          "Index", g.apply("Shape", x), index=(0,)), dtype=dt.float32)), MIXED),
