@@ -104,6 +104,15 @@ def cpu_best(fn, repeat):
     return best
 
 
+def in_process(model, net, by_hand, rows, dims, repeat):
+    """CPU seconds of the numpy network and of one call of the compiled model."""
+    x = np.random.default_rng(1).standard_normal((rows,) + dims).astype(np.float32)
+    np.testing.assert_allclose(model.run_arrays([x[:1000]])[0], by_hand(x[:1000], net),
+                               rtol=1e-4, atol=1e-5)
+    return (cpu_best(lambda: by_hand(x, net), repeat),
+            cpu_best(lambda: model.run_arrays([x]), repeat))
+
+
 def on_cluster(model, n_workers, rows, dims, chunk, repeat, check):
     """Best wall seconds and the workers' CPU seconds of one scoring run."""
     import dask.array as da
@@ -150,12 +159,7 @@ def main():
     print(f"{args.model.upper()}: {rows:,} rows of {dims}, blocks of {args.chunk:,} rows "
           f"({-(-rows // args.chunk)} blocks)")
 
-    x = np.random.default_rng(1).standard_normal((rows,) + dims).astype(np.float32)
-    np.testing.assert_allclose(model.run_arrays([x[:1000]])[0], by_hand(x[:1000], net),
-                               rtol=1e-4, atol=1e-5)
-    t_numpy = cpu_best(lambda: by_hand(x, net), args.repeat)
-    t_model = cpu_best(lambda: model.run_arrays([x]), args.repeat)
-    del x
+    t_numpy, t_model = in_process(model, net, by_hand, rows, dims, args.repeat)
     print(f"  numpy by hand, in process      {rows / t_numpy:>12,.0f} rows/s  "
           f"({t_numpy:.2f} s CPU)")
     print(f"  compiled model, in process     {rows / t_model:>12,.0f} rows/s  "

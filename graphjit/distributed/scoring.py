@@ -24,6 +24,7 @@ from typing import List, Tuple
 
 import numpy as np
 
+from .. import CompiledModel, import_model
 from ..ir.types import format_shape
 from . import worker
 from .batchwise import check_batchwise
@@ -122,7 +123,6 @@ def predict(model, *arrays, client=None, progress: bool = False):
 
 def load_model(model) -> Tuple[bytes, object]:
     """The exported bytes of the model and a CompiledModel of them."""
-    from .. import CompiledModel, import_model
     if isinstance(model, CompiledModel):
         buf = io.BytesIO()
         model.export(buf)

@@ -14,6 +14,8 @@ from typing import Dict
 
 import numpy as np
 
+from .. import import_model
+
 __all__ = ["model_for", "run_block", "pick", "cached_models"]
 
 _MAX_MODELS = 8          # models kept per process, least recently used dropped first
@@ -30,7 +32,6 @@ def model_for(digest: str, data: bytes):
         if model is not None:
             _MODELS.move_to_end(digest)
             return model
-    from .. import import_model
     model = import_model(io.BytesIO(data))
     with _LOCK:
         if digest not in _MODELS:       # another thread may have imported it meanwhile
