@@ -16,7 +16,7 @@ when `predict` runs.
 """
 from __future__ import annotations
 
-from .. import CompiledModel
+from ..jit.compiled_model import CompiledModel
 from .batchwise import NotBatchwiseError, check_batchwise as _check_graph
 from .scoring import load_model, predict
 

@@ -460,6 +460,70 @@ def _index_update(node: Node, states):
     return Rows(xs.axis)
 
 
+def _params_invariant(node: Node, states, what: str):
+    """For ops of one data input and parameter inputs (weights, statistics): the data
+    input's Rows axis, or a state to return (parameters computed from the rows are
+    Mixed: a block would use its own)."""
+    if any(s is not INVARIANT for s in states[1:]):
+        first = next((s for s in states[1:] if isinstance(s, Mixed)), None)
+        return None, first or mixed(node, f"its {what} are computed from the rows of the "
+                                          f"batch")
+    return _single_rows(node, states[:1])
+
+
+def _windows(node: Node, states):
+    """Conv2D (N, C, H, W) with an Invariant weight, MaxPool and AvgPool ((N,) C, H, W):
+    windows over the last two axes, channels mixed by Conv2D."""
+    a, bad = _params_invariant(node, states, "weights")
+    if bad is not None or a is None:
+        return bad or INVARIANT
+    rank = _rank(node.inputs[0])
+    mixed_axes = (1, 2, 3) if node.op == "Conv2D" else (rank - 2, rank - 1)
+    if a in mixed_axes:
+        return mixed(node, f"combines entries along axis {a}, the batch axis")
+    return Rows(a)
+
+
+def _batch_norm(node: Node, states):
+    a, bad = _params_invariant(node, states, "scale, bias, mean or variance")
+    if bad is not None or a is None:
+        return bad or INVARIANT
+    if node.attrs["is_training"]:
+        return mixed(node, "uses the statistics of the batch (is_training=True): each block "
+                           "would be normalized with its own")
+    if a == 1:
+        return mixed(node, "normalizes per channel along axis 1, the batch axis")
+    return (Rows(a), INVARIANT, INVARIANT)       # the mean and variance it was given
+
+
+def _layer_norm(node: Node, states):
+    a, bad = _params_invariant(node, states, "gamma or beta")
+    if bad is not None or a is None:
+        return bad or INVARIANT
+    if a >= axis_index(node.attrs["begin_norm_axis"], _rank(node.inputs[0])):
+        return mixed(node, f"normalizes over axis {a}, the batch axis")
+    return Rows(a)
+
+
+def _gather_d(node: Node, states):
+    (xs, isx), (x, _) = states, node.inputs
+    for s in states:
+        if isinstance(s, (Mixed, ShapeOf)):
+            return s if isinstance(s, Mixed) else mixed(node, "gathers with a shape")
+    if xs is INVARIANT and isx is INVARIANT:
+        return INVARIANT
+    dim = axis_index(node.attrs["dim"], _rank(x))
+    if isinstance(xs, Rows) and xs == isx and xs.axis != dim:
+        return Rows(xs.axis)
+    return mixed(node, "reads entries of other rows of the batch (input and index must both "
+                       "be batched along one axis, not the gathered one)")
+
+
+def _random(node: Node, states):
+    return mixed(node, "draws random numbers: blocks scored by several workers cannot draw "
+                       "the numbers one call draws (score with the model in inference mode)")
+
+
 def _like(node: Node, states):
     s = states[0]
     return s if isinstance(s, (Rows, Mixed)) else INVARIANT
@@ -480,6 +544,9 @@ RULES: Dict[str, Callable] = {
     "Gather": _gather, "MatMul": _matmul, "OneHot": _one_hot, "IndexUpdate": _index_update,
     "Softmax": _along_axis("axis"), "LogSoftmax": _along_axis("axis"),
     "CumSum": _along_axis("axis"), "CumProd": _along_axis("axis"),
+    "Sort": _along_axis("axis"), "TopK": _along_axis("axis"), "GatherD": _gather_d,
+    "Conv2D": _windows, "MaxPool": _windows, "AvgPool": _windows,
+    "BatchNorm": _batch_norm, "LayerNorm": _layer_norm, "Dropout": _random,
     "ZerosLike": _like, "OnesLike": _like, "CheckNonZero": _same,
     "Print": _no_outputs, "Assert": _no_outputs, "Check": _no_outputs,
     "CheckBound": _no_outputs,

@@ -48,6 +48,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..ir.defs.effects import EFFECT_OPS
+from ..ir.defs.random import RANDOM_OPS
 from ..ir.errors import GraphJitError
 from ..ir.graph import Graph, Node
 from ..ir.registry import get_op, has_op
@@ -63,6 +64,9 @@ class NotBatchwiseError(GraphJitError, ValueError):
 
 
 NotBatchwiseError.__str__ = GraphJitError.__str__
+
+# effects that raise when any element of their input is false: they split over blocks
+_CHECKS = frozenset({"Assert", "Check", "CheckBound", "CheckNonZero"})
 
 
 # -- the analysis --------------------------------------------------------------------------
@@ -109,6 +113,15 @@ class _Analysis:
     def check_effect(self, node: Node, ins, guard) -> None:
         if node.op == "Print":
             return          # printing runs once per block, on the worker: no result changes
+        if node.op in RANDOM_OPS:
+            self.problems.append((f"{node.op} draws random numbers", mixed(
+                node, "blocks scored by several workers cannot draw the numbers one call "
+                      "draws (score with the model in inference mode)")))
+            return
+        if node.op not in _CHECKS:
+            self.problems.append((f"{node.op} has an effect", mixed(
+                node, "graphjit.distributed cannot split its effect over blocks")))
+            return
         if guard is not None:
             self.problems.append((f"{node.op} runs under a condition that depends on how the "
                                   f"batch is cut into blocks", guard))

@@ -24,7 +24,7 @@ from typing import List, Tuple
 
 import numpy as np
 
-from .. import CompiledModel, import_model
+from ..jit.compiled_model import CompiledModel, import_model
 from ..ir.types import format_shape
 from . import worker
 from .batchwise import check_batchwise

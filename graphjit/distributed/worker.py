@@ -14,7 +14,7 @@ from typing import Dict
 
 import numpy as np
 
-from .. import import_model
+from ..jit.compiled_model import import_model
 
 __all__ = ["model_for", "run_block", "pick", "cached_models"]
 
