@@ -60,15 +60,13 @@ def run_block(digest: str, data: bytes, dims: tuple, *blocks: np.ndarray) -> np.
             batch-wise analysis: never a silently wrong array).
     """
     model = model_for(digest, data)
-    results = model.graph.results
-    if blocks and blocks[0].shape[0] == 0 and all(
-            None not in r.type.shape[1:] for r in results):
-        # no rows: a batch-wise model gives no rows, with the dims its types declare
-        outs = tuple(np.empty((0,) + tuple(r.type.shape[1:]), r.type.dtype.np)
-                     for r in results)
+    rows = blocks[0].shape[0]
+    if rows == 0 and all(None not in want for want in dims):
+        # no rows: a batch-wise model gives no rows, with the dims declared
+        outs = tuple(np.empty((0,) + tuple(want), r.type.dtype.np)
+                     for want, r in zip(dims, model.graph.results))
     else:
         outs = model.run_arrays(blocks)
-    rows = blocks[0].shape[0]
     for k, (o, want) in enumerate(zip(outs, dims)):
         if o.shape[0] != rows or len(o.shape) != len(want) + 1 or any(
                 w is not None and w != d for w, d in zip(want, o.shape[1:])):

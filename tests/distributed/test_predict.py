@@ -51,6 +51,15 @@ def test_a_path_to_an_exported_model(tmp_path):
     np.testing.assert_allclose(y.compute(), model.run_arrays([x])[0], rtol=1e-6, atol=1e-6)
 
 
+def test_an_empty_block_gives_no_rows():
+    x = data(8, 6)
+    for model in (decay_model(), branch_model()):
+        outs = gd.predict(model, da.from_array(x, chunks=((3, 0, 5), (6,))))
+        outs = outs if isinstance(outs, tuple) else (outs,)
+        for want, got in zip(model.run_arrays([x]), da.compute(*outs)):
+            np.testing.assert_array_equal(got, want)
+
+
 def test_several_inputs_with_other_chunks_are_aligned():
     @ms.jit
     def f(a, b):
@@ -126,3 +135,20 @@ def test_a_client_must_be_a_distributed_client():
     from graphjit.distributed.scoring import _client
     with pytest.raises(TypeError, match="distributed.Client"):
         _client("tcp://127.0.0.1:8786")
+
+
+def test_a_block_of_another_shape_than_declared_raises():
+    """The workers' guard against a wrong analysis: never an array of another shape."""
+    import hashlib
+    import io
+    model = branch_model()
+    buf = io.BytesIO()
+    model.export(buf)
+    data_ = buf.getvalue()
+    digest = hashlib.sha256(data_).hexdigest()
+    block = data(4, 5)
+    (out,) = worker.run_block(digest, data_, ((3,),), block)[0]
+    np.testing.assert_array_equal(out, model.run_arrays([block])[0])
+    with pytest.raises(RuntimeError, match=r"has shape \(4, 3\) for a block of 4 rows, but "
+                                           r"\(4, 5\) was declared"):
+        worker.run_block(digest, data_, ((5,),), block)
