@@ -47,8 +47,6 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from ..ir.defs.effects import EFFECT_OPS
-from ..ir.defs.random import RANDOM_OPS
 from ..ir.errors import GraphJitError
 from ..ir.graph import Graph, Node
 from ..ir.registry import get_op, has_op
@@ -65,8 +63,11 @@ class NotBatchwiseError(GraphJitError, ValueError):
 
 NotBatchwiseError.__str__ = GraphJitError.__str__
 
-# effects that raise when any element of their input is false: they split over blocks
-_CHECKS = frozenset({"Assert", "Check", "CheckBound", "CheckNonZero"})
+# what each kind of effect (OpDef.effects) means for blocks: "check" ops raise when any
+# element of their input is false, so they split over blocks; "io" (Print) runs once
+# per block on its worker; a "read" of state is an ordinary input; "random" and "write"
+# cannot be split (checked in _Analysis.check_effect)
+_SPLITS = ("io", "read")
 
 
 # -- the analysis --------------------------------------------------------------------------
@@ -92,8 +93,9 @@ class _Analysis:
             return self.if_(node, ins, guard, report)
         if node.op == "Loop":
             return self.loop(node, ins, guard, report)
-        if node.op in EFFECT_OPS and report:
-            self.check_effect(node, ins, guard)
+        effects = get_op(node.op).effects if has_op(node.op) else None
+        if effects is not None and effects not in _SPLITS and report:
+            self.check_effect(node, effects, ins, guard)
         n = len(node.outputs)
         if all(s is INVARIANT for s in ins):
             return (INVARIANT,) * n
@@ -110,17 +112,16 @@ class _Analysis:
         out = rule(node, ins)
         return out if isinstance(out, tuple) else (out,) * n
 
-    def check_effect(self, node: Node, ins, guard) -> None:
-        if node.op == "Print":
-            return          # printing runs once per block, on the worker: no result changes
-        if node.op in RANDOM_OPS:
+    def check_effect(self, node: Node, effects: str, ins, guard) -> None:
+        if effects == "random":
             self.problems.append((f"{node.op} draws random numbers", mixed(
                 node, "blocks scored by several workers cannot draw the numbers one call "
                       "draws (score with the model in inference mode)")))
             return
-        if node.op not in _CHECKS:
-            self.problems.append((f"{node.op} has an effect", mixed(
-                node, "graphjit.distributed cannot split its effect over blocks")))
+        if effects != "check":
+            self.problems.append((f"{node.op} has an effect ({effects})", mixed(
+                node, "graphjit.distributed cannot split it over blocks: each worker would "
+                      "update its own copy of the state")))
             return
         if guard is not None:
             self.problems.append((f"{node.op} runs under a condition that depends on how the "
@@ -247,6 +248,10 @@ def check_batchwise(graph: Graph, model_name: str = "") -> None:
             "of every output must depend only on the same row of the inputs; compute "
             "whole-batch statistics outside the model (or in a second pass over the "
             "results)")
+    if problems:          # effects first: they concern the model as a whole
+        what, s = problems[0]
+        raise NotBatchwiseError(f"{label} is not batch-wise: {what}: {s.why}", loc=_loc(s),
+                                hint=hint)
     for k, (r, s) in enumerate(zip(graph.results, results)):
         if s == Rows(0):
             continue
@@ -261,10 +266,6 @@ def check_batchwise(graph: Graph, model_name: str = "") -> None:
                                 hint="return only values with one row per input row; "
                                      "compute values that do not depend on the rows once, "
                                      "outside graphjit.distributed.predict")
-    if problems:
-        what, s = problems[0]
-        raise NotBatchwiseError(f"{label} is not batch-wise: {what}: {s.why}", loc=_loc(s),
-                                hint=hint)
 
 
 def _loc(s: Mixed):

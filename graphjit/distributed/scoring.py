@@ -93,7 +93,9 @@ def predict(model, *arrays, client=None, progress: bool = False):
     client = _client(client)
     digest = hashlib.sha256(data).hexdigest()
     if client is not None:
-        source = client.scatter(data, broadcast=True, hash=True)
+        # a fresh key per call: a hashed key could be released by an earlier call's
+        # arrays while this one scatters it again (the workers' cache is by digest)
+        source = client.scatter(data, broadcast=True, hash=False)
     else:
         source = dask.delayed(data, name=f"graphjit-model-{digest[:16]}", pure=True)
     token = dask.base.tokenize(digest, *[a.name for a in arrays])
