@@ -30,6 +30,7 @@ MAY_NOT_IMPORT = {
     # graph-to-graph transforms see graphs only
     "passes": {"frontend", "backend", "jit", "nn", "tensor", "ops", "context", "common",
                "initializer", "model", "parameter", "tracebacks"},
+    "distributed": {"frontend", "backend", "nn", "nn_layers"},   # on top of jit and ir
 }
 
 

@@ -9,9 +9,15 @@ import graphjit as ms
 
 TUTORIALS = sorted((pathlib.Path(__file__).parent.parent / "tutorials").glob("*.py"))
 
+# tutorials of optional extras: the modules they need (skipped without them)
+NEEDS = {"08_distributed.py": ("dask.array", "distributed")}
+
 
 @pytest.mark.parametrize("path", TUTORIALS, ids=lambda p: p.name)
 def test_tutorial_runs(path, capsys, monkeypatch):
+    for module in NEEDS.get(path.name, ()):
+        pytest.importorskip(module, reason=f"{path.name} needs the optional extra: pip "
+                                           f"install -e '.[distributed]'")
     monkeypatch.setattr(sys, "argv", [str(path)])
     runpy.run_path(str(path), run_name="__main__")
     assert capsys.readouterr().out.strip()
