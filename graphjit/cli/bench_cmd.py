@@ -13,7 +13,7 @@ from .args import add_model, add_random, inputs_of, positive_float, positive_int
     random_arrays
 from .progress import Progress
 from .targets import UserCodeError, array_type, load_target
-from .timing import format_seconds, time_per_call
+from .timing import format_seconds, plural, time_per_call
 
 __all__ = ["add_parser", "run"]
 
@@ -99,14 +99,14 @@ def run(args) -> int:
         raise UserCodeError(e) from None
     per_call = elapsed / max(calls, 1)
     print(f"{'graph mode:':<24} {format_seconds(graph.median):>10} per call "
-          f"(steady: median of {len(graph.per_batch)} batches; best "
-          f"{format_seconds(graph.best)}; {graph.calls} calls)")
+          f"(steady: median of {plural(len(graph.per_batch), 'batch')}; best "
+          f"{format_seconds(graph.best)}; {plural(graph.calls, 'call')})")
     print(f"{f'{args.requests} infer requests:':<24} {format_seconds(per_call):>10} per call "
           f"({calls / elapsed:,.0f} calls/s in all; each request "
-          f"{format_seconds(per_call * args.requests)} per call; {calls} calls)")
+          f"{format_seconds(per_call * args.requests)} per call; {plural(calls, 'call')})")
     print(f"{'eager mode:':<24} {format_seconds(eager.median):>10} per call "
-          f"(median of {len(eager.per_batch)} batches; best {format_seconds(eager.best)}; "
-          f"{eager.calls} calls)")
+          f"(median of {plural(len(eager.per_batch), 'batch')}; best "
+          f"{format_seconds(eager.best)}; {plural(eager.calls, 'call')})")
     print(f"eager / graph: {eager.median / graph.median:.2f}x; "
           f"{args.requests} requests / one caller: {graph.median / per_call:.2f}x the calls/s")
     return 0

@@ -6,7 +6,8 @@ from __future__ import annotations
 import os
 
 from .args import add_model, inputs_of
-from .targets import UsageError, UserCodeError, describe_inputs, load_target, onnx_module
+from .targets import UsageError, UserCodeError, describe_inputs, load_target, \
+    needs_onnx, onnx_module
 
 __all__ = ["add_parser", "run"]
 
@@ -38,6 +39,8 @@ def run(args) -> int:
         target.check_arity(inputs)
         try:
             onnx.export(target.obj, out, *[i.example() for i in inputs])
+        except ImportError as e:    # the onnx package is missing (else raised again)
+            raise UsageError(needs_onnx("--format onnx", e)) from None
         except Exception as e:   # the build error, or what ONNX cannot express
             raise UserCodeError(e) from None
         print(f"wrote {out} (ONNX): {target.name}, {os.path.getsize(out)} bytes")

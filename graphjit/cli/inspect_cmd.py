@@ -16,7 +16,7 @@ from ..tensor import Tensor
 from .args import add_model, add_passes, add_random, apply_passes, inputs_of, \
     positive_float, random_arrays
 from .targets import UserCodeError, array_type, load_target
-from .timing import format_seconds, time_per_call
+from .timing import format_seconds, plural, time_per_call
 
 __all__ = ["add_parser", "run"]
 
@@ -135,10 +135,10 @@ def run(args) -> int:
     except Exception as e:   # a kernel failed on these inputs, in the user's model
         raise UserCodeError(e) from None
     problem = compare_results(graph_out, eager_out)
-    print(f"graph mode: {format_seconds(graph.best)} per call (best of {len(graph.per_batch)} "
-          f"batches, {graph.calls} calls; median {format_seconds(graph.median)})")
-    print(f"eager mode: {format_seconds(eager.best)} per call (best of {len(eager.per_batch)} "
-          f"batches, {eager.calls} calls; median {format_seconds(eager.median)})")
+    for mode, t in (("graph", graph), ("eager", eager)):
+        print(f"{mode} mode: {format_seconds(t.best)} per call (best of "
+              f"{plural(len(t.per_batch), 'batch')}, {plural(t.calls, 'call')}; median "
+              f"{format_seconds(t.median)})")
     print(f"eager / graph: {eager.best / graph.best:.2f}x")
     print("results: graph mode equals eager mode" if not problem else
           f"results: graph mode and eager mode DIFFER: {problem}")

@@ -30,7 +30,7 @@ from ..tensor import Tensor, TensorSpec
 from ..tracebacks import user_facing
 
 __all__ = ["UsageError", "UserCodeError", "InputArg", "Target", "parse_input", "load_target",
-           "load_model_file", "is_model_file", "format_user_error", "onnx_module",
+           "load_model_file", "is_model_file", "format_user_error", "onnx_module", "needs_onnx",
            "describe_inputs", "array_type", "MODEL_SUFFIXES"]
 
 MODEL_SUFFIXES = (".gjm", ".onnx")
@@ -393,8 +393,10 @@ def load_model_file(path: str) -> CompiledModel:
         onnx = onnx_module("reading an ONNX model")
         try:
             return onnx.import_model(path)
-        except (GraphJitError, ValueError, OSError) as e:
-            raise UsageError(f"cannot load {path}: {_one_line(e)}") from None
+        except ImportError as e:
+            raise UsageError(needs_onnx("reading an ONNX model", e)) from None
+        except (GraphJitError, ValueError, OSError) as e:   # damaged, or ops graphjit lacks
+            raise UsageError(f"cannot load {path}: {_joined(e)}") from None
     try:
         return import_model(path)
     except ModelFileError as e:
@@ -411,8 +413,25 @@ def onnx_module(what: str):
     try:
         return importlib.import_module("graphjit.onnx")
     except ImportError as e:
-        raise UsageError(f"{what} needs the onnx extra: pip install 'graphjit[onnx]' "
-                         f"({_one_line(e)})") from None
+        raise UsageError(needs_onnx(what, e)) from None
+
+
+def needs_onnx(what: str, e: ImportError) -> str:
+    """The message for an ImportError of the onnx packages; any other ImportError
+    (graphjit's own) is raised again: it is a bug, not a missing extra."""
+    cause: Optional[BaseException] = e
+    while cause is not None:
+        if isinstance(cause, ImportError) and \
+                (cause.name or "").split(".")[0] in ("onnx", "onnxruntime"):
+            return f"{what} needs the onnx extra: pip install 'graphjit[onnx]'"
+        cause = cause.__cause__ or cause.__context__
+    raise e
+
+
+def _joined(e: BaseException) -> str:
+    """The whole message on one line."""
+    return " ".join(line.strip() for line in str(e).splitlines() if line.strip()) or \
+        type(e).__name__
 
 
 def describe_inputs(model: CompiledModel) -> str:

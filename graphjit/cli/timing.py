@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, List, Optional
 
-__all__ = ["Timing", "time_per_call", "format_seconds"]
+__all__ = ["Timing", "time_per_call", "format_seconds", "plural"]
 
 _BATCH_SECONDS = 0.01     # a batch long enough for the clock, short enough to see noise
 
@@ -70,6 +70,12 @@ def _run(fn, n: int) -> float:
     for _ in range(n):
         fn()
     return time.perf_counter() - t0
+
+
+def plural(n: int, word: str) -> str:
+    """`1 batch`, `3 batches`."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}es" if word.endswith(("s", "ch")) \
+        else f"{n} {word}s"
 
 
 def format_seconds(s: float) -> str:

@@ -202,6 +202,23 @@ def test_onnx_export_without_onnx_support(src, capsys):
     assert "--format onnx is not available" in capsys.readouterr().err
 
 
+def test_onnx_export_and_run(src, tmp_path, capsys):
+    onnx = pytest.importorskip("graphjit.onnx")
+    pytest.importorskip("onnx")
+    assert main(["export", "m.py:Counter", "-i", "float32[None]", "-i", "int64[]",
+                 "-o", "c.onnx"]) == 0
+    assert "wrote c.onnx (ONNX)" in capsys.readouterr().out
+    np.save("x.npy", np.array([1.0, -2.0, 0.5], np.float32))
+    np.save("n.npy", np.array(4))
+    assert main(["run", "c.onnx", "-i", "x.npy", "-i", "n.npy", "-o", "outs"]) == 0
+    got = np.load("outs/output0.npy")
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    want = load_target("m.py:Counter").obj(ms.Tensor(np.load("x.npy")), 4).asnumpy()
+    assert got.dtype == want.dtype and np.array_equal(got, want)
+    assert main(["draw", "c.onnx", "-o", "c.dot"]) == 0
+    assert (src / "c.dot").read_text().count("subgraph cluster_loop") == 1
+
+
 def test_inspect_without_passes(src, capsys):
     assert main(["inspect", "m.py:Counter", "-i", "float32[3]", "-i", "int64[]",
                  "--no-passes", "--no-timing"]) == 0
