@@ -7,7 +7,6 @@ import threading
 import time
 from typing import List
 
-from ..ir.errors import GraphJitError
 from ..tensor import Tensor
 from .args import add_model, add_random, inputs_of, positive_float, positive_int, \
     random_arrays
@@ -93,8 +92,6 @@ def run(args) -> int:
         bar = Progress("eager mode", args.seconds, enabled=show)
         eager = time_per_call(lambda: target.run_eager(tensors), args.seconds, bar.update)
         bar.close(eager.seconds)
-    except GraphJitError as e:
-        raise UserCodeError(e) from None
     except Exception as e:    # the user's model failed on these inputs
         raise UserCodeError(e) from None
     per_call = elapsed / max(calls, 1)

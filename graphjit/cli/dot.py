@@ -179,15 +179,20 @@ class _Writer:
         return anchor
 
     def nodes(self, g: Graph, indent: str) -> None:
-        done = set()
+        """The graph's nodes in order; a fused kernel of several nodes is drawn as a
+        cluster where its last node is: its nodes may read values made between them
+        (`Exp(x)`, then `MatMul`, then `Add` of both), and only its last node's value
+        is read outside it."""
         for node in g.nodes:
-            if id(node) in done or node.op == "Const":
+            if node.op == "Const":
                 continue
             k = self.kernel_of.get(id(node))
             if k is None:
                 self.node(node, indent)
                 continue
             kernel = self.kernels[k]
+            if node is not kernel.nodes[-1]:
+                continue
             self.clusters["fused"] += 1
             self.emit(indent, f"subgraph cluster_fused_{self.clusters['fused']} {{")
             inner = indent + "  "
@@ -196,7 +201,6 @@ class _Writer:
                              f"color=\"#2b6cb0\"; fontcolor=\"#2b6cb0\"; fontsize=9;")
             for n in kernel.nodes:
                 self.node(n, inner)
-                done.add(id(n))
             self.emit(indent, "}")
 
     def node(self, node: Node, indent: str) -> None:

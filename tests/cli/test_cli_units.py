@@ -193,7 +193,6 @@ def test_run_prints_small_outputs_and_summarizes_large_ones(src, capsys):
 
 
 def test_onnx_export_without_onnx_support(src, capsys):
-    pytest.importorskip("graphjit")
     import importlib.util
     if importlib.util.find_spec("graphjit.onnx") is not None:
         pytest.skip("graphjit.onnx is present")
@@ -203,7 +202,7 @@ def test_onnx_export_without_onnx_support(src, capsys):
 
 
 def test_onnx_export_and_run(src, tmp_path, capsys):
-    onnx = pytest.importorskip("graphjit.onnx")
+    pytest.importorskip("graphjit.onnx")
     pytest.importorskip("onnx")
     assert main(["export", "m.py:Counter", "-i", "float32[None]", "-i", "int64[]",
                  "-o", "c.onnx"]) == 0
@@ -248,13 +247,28 @@ def test_dot_of_an_if_inside_a_loop(src):
     assert "fillcolor=\"#dbe9f6\"" not in plain and "kernels" not in plain
 
 
-def test_dot_outlines_fused_kernels():
-    def f(x):
-        return ms.ops.tanh(ms.ops.exp(x) + 1.0) * 2.0
-    model = ms.compile(f, ms.TensorSpec((4,), ms.float32))
+def test_dot_outlines_fused_kernels(src):
+    (src / "k.py").write_text(textwrap.dedent('''
+        from graphjit import ops
+
+        def chain(x):
+            return ops.tanh(ops.exp(x) + 1.0) * 2.0
+
+        def around_extern(x, y):
+            a = ops.exp(x)               # fused with the Add after the MatMul
+            b = ops.matmul(y, y)
+            return a + b
+    '''))
+    model = load_target("k.py:chain").compile([parse_input("float32[4]")])
     text = to_dot(model.graph, model.lowered)
     m = re.search(r'subgraph cluster_fused_1 \{\n\s*label="fused kernel: ([^"]+)"', text)
     assert m and m.group(1) == "Exp, Add, Tanh, Mul"
+    model = load_target("k.py:around_extern").compile([parse_input("float32[3,3]")] * 2)
+    assert model.lowered.summary() == ["extern(MatMul)", "fused(Exp, Add)"]
+    text = to_dot(model.graph, model.lowered)
+    m = re.search(r'subgraph cluster_fused_1 \{\n\s*label="fused kernel: ([^"]+)"', text)
+    assert m and m.group(1) == "Exp, Add"
+    assert text.index("MatMul") < text.index("subgraph cluster_fused_1")
 
 
 # -- progress and timing ------------------------------------------------------------------------------
