@@ -31,6 +31,8 @@ MAY_NOT_IMPORT = {
     "passes": {"frontend", "backend", "jit", "nn", "tensor", "ops", "context", "common",
                "initializer", "model", "parameter", "tracebacks"},
     "distributed": {"frontend", "backend", "nn", "nn_layers"},   # on top of jit and ir
+    # the command line sits on top of every layer (and nothing imports it: see below)
+    "cli": set(),
 }
 
 
@@ -127,6 +129,19 @@ def test_layers_import_downward_only():
 def test_checker_finds_upward_imports(module, package, source, bad):
     found = violations(source, module, package)
     assert len(found) == 1 and f"imports {bad}:" in found[0], found
+
+
+def test_nothing_imports_the_command_line():
+    """graphjit.cli is reached only by `python -m graphjit` and the console script."""
+    found = []
+    for path in _modules():
+        module, package = _module_name(path)
+        if _layer(module) in ("cli", "__main__"):
+            continue
+        for target, line in imports_of(path.read_text(encoding="utf-8"), module, package):
+            if _layer(target) == "cli":
+                found.append(f"{module} (line {line}) imports {target}")
+    assert not found, "\n".join(found)
 
 
 def test_checker_allows_downward_and_inner_imports():
