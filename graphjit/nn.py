@@ -10,6 +10,7 @@ from . import ops
 from .context import GRAPH_MODE, _context, compiler as _compiler
 from .ir.dtypes import float32
 from .parameter import Parameter
+from .tensor import Tensor
 from .tracebacks import user_facing as _user_facing
 
 __all__ = ["Cell", "CellList", "SequentialCell", "ReLU", "ReLU6", "Sigmoid", "Tanh", "SiLU",
@@ -42,6 +43,12 @@ class Cell:
             cells[name] = value
         elif name in cells:
             del cells[name]
+        elif isinstance(value, Tensor) and not isinstance(value, Parameter) and \
+                isinstance(self.__dict__.get(name), Parameter):
+            # a Tensor given to a Parameter attribute updates the Parameter (MindSpore's
+            # set_data), as `self.p = v` in a compiled construct does
+            ops.assign(self.__dict__[name], value)
+            return
         object.__setattr__(self, name, value)
 
     def construct(self, *args, **kwargs):

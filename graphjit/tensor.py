@@ -490,6 +490,11 @@ class Recorder:
         still draw when the graph runs); returns its graph values, as `_apply` does."""
         raise NotImplementedError
 
+    def update(self, op: str, inputs, attrs):  # pragma: no cover - overridden
+        """Record state op `op` (ops.assign, an optimizer op): Parameters at its ref
+        inputs, in program order; returns its outputs (the token aside)."""
+        raise NotImplementedError
+
 
 _recording = threading.local()
 

@@ -9,11 +9,12 @@ from ..ir.errors import (GraphJitError, ShapeInferenceError, UndefinedVariableEr
                          UnsupportedSyntaxError)
 from .. import ops
 from ..nn import Cell, CellList, SequentialCell
+from ..parameter import Parameter
 from ..tensor import Tensor, TensorLike
 from .control_flow import (build_boolop, build_compare, build_ifexp, condition_value,
                            index_dict, index_sequence)
 from .operators import BINOPS, UNOPS
-from .values import DynamicList, GraphTensor, MaybeUndefined, Undefined, set_loc
+from .values import DynamicList, GraphTensor, MaybeUndefined, Undefined, active, set_loc
 
 __all__ = ["ExpressionBuilder", "LocalFunction", "Switch", "note_location"]
 
@@ -138,7 +139,23 @@ class ExpressionBuilder:
             self.c.guard_attr(obj, node.attr, value)
         if id(obj) not in self.c.created:
             self.c.note_external(value)
+            if isinstance(value, (Parameter, tuple, list)):
+                self._note_state(obj, node, value)
         return value
+
+    def _note_state(self, obj, node, value):
+        """A Parameter (or tuple of them) found as an attribute: bound through obj at
+        each call, and named after the expression that found it."""
+        self.c.note_attr_state(obj, node.attr, value)
+        path = ast.unparse(node)
+        path = path[5:] if path.startswith("self.") else path
+        ctx = active()
+        if isinstance(value, Parameter):
+            ctx.note_ref_name(value, path)
+        else:
+            for i, v in enumerate(value):
+                if isinstance(v, Parameter):
+                    ctx.note_ref_name(v, f"{path}[{i}]")
 
     def getitem(self, obj, key):
         if isinstance(key, GraphTensor) and (

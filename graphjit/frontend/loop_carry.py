@@ -92,6 +92,7 @@ class _State:
     runs_once: bool = False      # the body certainly runs at least once
     promote: Dict[Key, tuple] = field(default_factory=dict)   # key -> (dtype, weak)
     local_trees: Dict[str, Any] = field(default_factory=dict)  # name -> placeholder tree
+    carries_state: bool = False  # the body updates Parameters: it carries the state token
 
 
 def _entry_tree(name, env0, st: _State):

@@ -112,6 +112,7 @@ def _try_rolled_range(b, node, r: range, loc) -> bool:
     """A constant range longer than max_unroll becomes a Loop if its body allows it."""
     env0, locs0 = dict(b.env), dict(b.locs)
     n_nodes = len(active().graph.nodes)
+    state0 = active().save_state()
     lists = [(l, snapshot(l)) for l in _lists_in(env0)]
     n_rec = len(b.c.records)
     try:
@@ -126,6 +127,7 @@ def _try_rolled_range(b, node, r: range, loc) -> bool:
     except (GraphJitError, TypeError, ValueError, IndexError) as e:
         b.env, b.locs = env0, locs0
         active().truncate(n_nodes)
+        active().restore_state(state0)
         for l, old in lists:
             restore(l, old)
         del b.c.records[n_rec:]

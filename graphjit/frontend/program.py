@@ -3,7 +3,7 @@ graph, its results, and the template that puts result arrays back into the struc
 the function returned. The compile cache (graphjit.jit) verifies and plans it."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, List
 
 from ..ir.graph import Graph
@@ -24,6 +24,10 @@ class Program:
     guards: List[tuple]   # (weakref to object, attribute, kind, value) the graph folded in
     records: List[Any]    # control-flow decisions (control_flow.Record), for explain
     warnings: List[str]
+    # (ref parameter index, Parameter, sources) of each Parameter the graph reads or
+    # updates (see Compiler.state_sources); the graph then also takes the state token
+    # and returns the last one after its results
+    state_slots: List[tuple] = field(default_factory=list)
 
 
 class Out:
@@ -38,7 +42,7 @@ class Out:
 
 
 def build_program(fn, self_obj, args, kwargs, tensors, arg_names, name, *, max_unroll: int,
-                  max_depth: int) -> Program:
+                  max_depth: int, param_args=()) -> Program:
     """Build the graph of fn called with args and kwargs.
 
     Args:
@@ -47,6 +51,8 @@ def build_program(fn, self_obj, args, kwargs, tensors, arg_names, name, *, max_u
             order calls pass their arrays: one graph parameter each.
         arg_names: the names of fn's positional parameters (after self).
         name: the graph's name.
+        param_args: (path, Parameter) of each Parameter argument: state, bound at each
+            call to the Parameter passed there.
 
     Returns:
         The Program (not verified).
@@ -58,6 +64,9 @@ def build_program(fn, self_obj, args, kwargs, tensors, arg_names, name, *, max_u
     graph = Graph(name)
     ctx = GraphContext(graph)
     tmap = {path: GraphTensor(graph.add_param(t, _param_name(path))) for path, _, t in tensors}
+    for k, (path, p) in enumerate(param_args):
+        compiler.note_state_source(p, ("arg", k))
+        ctx.note_ref_name(p, path)
     with ctx:
         gargs = [_to_graph(a, arg_names[i] if i < len(arg_names) else f"args[{i}]", tmap, graph)
                  for i, a in enumerate(args)]
@@ -65,8 +74,13 @@ def build_program(fn, self_obj, args, kwargs, tensors, arg_names, name, *, max_u
         out = build_function(compiler, fn, gargs, gkwargs, self_obj=self_obj)
         results: list = []
         template = _template(out, results, ctx)
+        if ctx.token_param is not None:
+            results.append(ctx.token)     # the last token: every update stays in the graph
         graph.set_results(results)
-    return Program(graph, template, compiler.guards, compiler.records, compiler.warnings)
+    slots = [(graph.params.index(v), p, compiler.state_sources.get(id(p), []))
+             for p, v in ctx.refs.values()]
+    return Program(graph, template, compiler.guards, compiler.records, compiler.warnings,
+                   slots)
 
 
 def _template(x, results: list, ctx: GraphContext):

@@ -11,7 +11,9 @@ from .. import ops
 from ..ir.errors import (GraphJitError, UndefinedVariableError, UnsupportedSyntaxError)
 from ..ir.graph import Graph, Value
 from ..ir.types import TensorType
+from ..parameter import Parameter
 from ..tensor import Recorder, SymbolicTensor, Tensor, current_recorder
+from .params import StateContext
 
 __all__ = ["GraphTensor", "Undefined", "Unjoinable", "MaybeUndefined", "GraphContext", "active", "current_loc", "set_loc",
            "is_graph", "DynamicList"]
@@ -39,17 +41,21 @@ def set_loc(loc):
     return old
 
 
-class GraphContext(Recorder):
+class GraphContext(StateContext, Recorder):
     """A graph being built, and how outer values reach it (closed subgraphs: every
     outer value read becomes an explicit parameter, recorded in `captures`). Entered,
-    it is the thread's current recorder (tensor.current_recorder)."""
+    it is the thread's current recorder (tensor.current_recorder). Parameters are
+    state it reads and updates when it runs (params.StateContext; `kind` is "root",
+    "branch" or "loop")."""
 
-    def __init__(self, graph: Graph, parent: Optional["GraphContext"] = None):
+    def __init__(self, graph: Graph, parent: Optional["GraphContext"] = None,
+                 kind: Optional[str] = None):
         self.graph = graph
         self.parent = parent
         self.captures: Dict[int, Value] = {}   # id(outer value) -> param
         self.captured: List[Value] = []        # outer values, in param order
         self._consts: Dict[tuple, Value] = {}
+        self._init_state(kind or ("root" if parent is None else "branch"))
 
     def owns(self, v: Value) -> bool:
         ctx = self
@@ -105,6 +111,8 @@ class GraphContext(Recorder):
     def value_of(self, x) -> Value:
         if isinstance(x, GraphTensor):
             return self.lift(x.value)
+        if isinstance(x, Parameter):
+            return self.read_param(x)
         if isinstance(x, Tensor):
             return self.const(x._need_data())
         return self.const(np.asarray(x))

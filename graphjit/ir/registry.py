@@ -34,6 +34,12 @@ EFFECTS = {
     "write": "updates state (Assign, optimizer updates of a Parameter)",
     "random": "draws random numbers (each run differs)",
 }
+# The kinds of value an input takes, spelled after its name as in the seed's
+# REGISTER_OP (`"var: resource"`): a tensor (no annotation), a ref to a Parameter
+# (`ref`, or `resource` as TensorFlow spells it), the state token (`state`), or any
+# kind (`any`: If and Loop operands, which pass state values into their subgraphs).
+_INPUT_KINDS = {"tensor": "tensor", "ref": "ref", "resource": "ref", "state": "state",
+                "any": "any"}
 
 InferFn = Callable[[Sequence[TensorType], Dict[str, Any]], Any]
 
@@ -57,6 +63,10 @@ class OpDef:
             inputs holding the numpy value of each input a Const node makes (else None).
         effects: None for a pure op (its outputs depend only on its inputs and
             attributes, and running it does nothing else), else one of EFFECTS.
+        input_kinds: per input (the variadic one's applies to all it takes): "tensor",
+            "ref" (a Parameter the op reads or updates when it runs), "state" (the state
+            token) or "any"; checked before `infer` runs, so an op never sees a kind
+            it does not declare.
     """
 
     name: str
@@ -70,6 +80,7 @@ class OpDef:
     exact_dtype: bool = False
     infer_takes_consts: bool = False
     effects: Optional[str] = None
+    input_kinds: Tuple[str, ...] = ()
 
     @property
     def variadic(self) -> bool:
@@ -81,6 +92,31 @@ class OpDef:
             want = f"at least {fixed}" if self.variadic else str(fixed)
             raise ShapeInferenceError(
                 f"op '{self.name}' takes {want} input(s) ({', '.join(self.inputs)}), got {n}")
+
+    def kind_of_input(self, i: int) -> str:
+        """The kind input i takes (see input_kinds)."""
+        if not self.input_kinds:
+            return "tensor"
+        return self.input_kinds[min(i, len(self.input_kinds) - 1)] if self.variadic else \
+            self.input_kinds[i]
+
+    def check_kinds(self, input_types: Sequence[TensorType]) -> None:
+        """Every input is of the kind the op declares for it.
+
+        Raises:
+            ShapeInferenceError: naming the input, what it is and what the op takes.
+        """
+        for i, t in enumerate(input_types):
+            want = self.kind_of_input(i)
+            if want == "any" or t.kind == want:
+                continue
+            name = self.inputs[min(i, len(self.inputs) - 1)].lstrip("*")
+            what = {"ref": "a ref to a Parameter", "state": "the state token",
+                    "tensor": "a tensor"}
+            raise ShapeInferenceError(
+                f"op '{self.name}' input {i} ({name}) must be {what[want]}, got {t}"
+                + (" (refs and the state token go only to state ops)" if t.kind != "tensor"
+                   else ""))
 
     def normalize_attrs(self, attrs: Dict[str, Any]) -> Dict[str, Any]:
         """Attrs with defaults filled in; unknown or missing attributes are errors."""
@@ -113,6 +149,7 @@ class OpDef:
                 f"to define it?",
                 hint=f"pass infer=... to ops.register_op('{self.name}', ...)")
         self.check_arity(len(input_types))
+        self.check_kinds(input_types)
         if self.infer_takes_consts:
             consts = tuple(consts) if consts is not None else (None,) * len(input_types)
             out = self.infer(tuple(input_types), attrs, consts=consts)
@@ -167,7 +204,9 @@ def register_op(name: str, inputs: Sequence[str] = (), attrs: Optional[Dict[str,
 
     Args:
         name: the op's name; must be new unless `replace` is true.
-        inputs: input names (`"*xs"` for a variadic last input).
+        inputs: input names (`"*xs"` for a variadic last input), each optionally
+            followed by its kind: `"var: resource"` (or `ref`) for a Parameter the op
+            reads or updates, `"state: state"` for the state token (see OpDef).
         attrs: attribute defaults (`REQUIRED` for none).
         infer: shape-and-dtype inference function (input types, attrs) -> type(s).
             An op without one can be registered, but building a node of it fails
@@ -195,13 +234,27 @@ def register_op(name: str, inputs: Sequence[str] = (), attrs: Optional[Dict[str,
                          f"{', '.join(EFFECTS)}")
     if name in _REGISTRY and not replace:
         raise ValueError(f"op '{name}' is already registered (pass replace=True to redefine it)")
-    inputs = tuple(inputs)
+    inputs, kinds = _parse_inputs(name, inputs)
     if any(i.startswith("*") for i in inputs[:-1]):
         raise ValueError("only the last input of an op may be variadic ('*name')")
     op = OpDef(name, inputs, dict(attrs or {}), infer, kernel, family, doc, kernel_factory,
-               exact_dtype, infer_takes_consts, effects)
+               exact_dtype, infer_takes_consts, effects, kinds)
     _REGISTRY[name] = op
     return op
+
+
+def _parse_inputs(op: str, inputs: Sequence[str]):
+    """(names, kinds): "var: resource" is the input `var` of kind ref."""
+    names, kinds = [], []
+    for spec in inputs:
+        name, _, kind = (x.strip() for x in str(spec).partition(":"))
+        kind = kind or "tensor"
+        if kind not in _INPUT_KINDS:
+            raise ValueError(f"op '{op}': input '{spec}' has an unknown kind '{kind}'; use "
+                             f"one of {', '.join(_INPUT_KINDS)}")
+        names.append(name)
+        kinds.append(_INPUT_KINDS[kind])
+    return tuple(names), (tuple(kinds) if any(k != "tensor" for k in kinds) else ())
 
 
 def get_op(name: str) -> OpDef:

@@ -11,6 +11,7 @@ from .primitives import *  # noqa: F401,F403
 from .primitives import Primitive
 from .misc_ops import *  # noqa: F401,F403
 from .layer_primitives import *  # noqa: F401,F403
+from .state_ops import *  # noqa: F401,F403
 from . import composite  # noqa: F401
 from .composite import GradOperation  # noqa: F401
 from ._dispatch import apply
