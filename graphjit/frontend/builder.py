@@ -25,7 +25,7 @@ from .loops import build_for, build_while
 from .operators import IBINOPS
 from .source import FunctionSource, get_source
 from .state import BRK, CONT, FLAGS, RET, RETVAL, Compiler
-from .values import DynamicList, GraphTensor, Undefined, active, set_loc
+from .values import DynamicList, GraphTensor, Undefined, active, as_graph, set_loc
 
 __all__ = ["FunctionBuilder", "build_function"]
 
@@ -200,6 +200,7 @@ class FunctionBuilder(ExpressionBuilder):
         owner.locs[name] = loc
 
     def unpack(self, value, n, node):
+        value = as_graph(value)
         if isinstance(value, GraphTensor):
             s = value.type.shape
             if s is None or not s or s[0] is None:

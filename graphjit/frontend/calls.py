@@ -14,10 +14,11 @@ from ..ir import dtypes as dt
 from ..ir.errors import UnsupportedSyntaxError
 from ..nn import Cell
 from ..ops._dispatch import apply, to_tensor
+from ..parameter import Parameter
 from ..tensor import Tensor, TensorLike
 from .control_flow import branch
 from .expressions import LocalFunction, Switch
-from .values import DynamicList, GraphTensor
+from .values import DynamicList, GraphTensor, as_graph
 
 __all__ = ["call", "GraphRange", "GraphEnumerate", "GraphZip"]
 
@@ -46,7 +47,7 @@ GRAPH_ITERABLES = (GraphTensor, DynamicList, GraphRange, GraphEnumerate, GraphZi
 
 
 def _is_graph_arg(x) -> bool:
-    if isinstance(x, (GraphTensor, DynamicList)):
+    if isinstance(x, (GraphTensor, DynamicList, Parameter)):
         return True
     if isinstance(x, (tuple, list)):
         return any(_is_graph_arg(v) for v in x)
@@ -84,6 +85,7 @@ def _has_unknown_len(x) -> bool:
 
 
 def _range(b, args, kwargs, node):
+    args = [as_graph(a) for a in args]
     if any(isinstance(a, GraphTensor) for a in args):
         if len(args) == 1:
             start, stop, step = 0, args[0], 1
@@ -104,7 +106,7 @@ def _range(b, args, kwargs, node):
 
 
 def _enumerate(b, args, kwargs, node):
-    it = args[0]
+    it = as_graph(args[0])
     start = args[1] if len(args) > 1 else kwargs.get("start", 0)
     if isinstance(it, GRAPH_ITERABLES) and _has_unknown_len(it) or isinstance(
             it, (GraphRange, GraphEnumerate, GraphZip, DynamicList)):
@@ -115,6 +117,7 @@ def _enumerate(b, args, kwargs, node):
 
 
 def _zip(b, args, kwargs, node):
+    args = [as_graph(a) for a in args]
     if any(isinstance(a, (GraphRange, GraphEnumerate, GraphZip, DynamicList)) or
            (isinstance(a, GraphTensor) and _has_unknown_len(a)) for a in args):
         for a in args:
@@ -155,6 +158,8 @@ def _isinstance(b, args, kwargs, node):
 
 def _to_scalar(kind):
     def conv(b, args, kwargs, node):
+        if args:
+            args = (as_graph(args[0]),) + tuple(args[1:])
         if args and isinstance(args[0], GraphTensor):
             x = args[0]
             n = x.type.shape
@@ -179,7 +184,7 @@ def _to_scalar(kind):
 
 def _minmax(which):
     def fn(b, args, kwargs, node):
-        vals = args[0] if len(args) == 1 else args
+        vals = as_graph(args[0]) if len(args) == 1 else [as_graph(a) for a in args]
         if isinstance(vals, (GraphTensor, DynamicList)):
             raise UnsupportedSyntaxError(
                 f"{which}() over the rows of a tensor", loc=b.loc(node),

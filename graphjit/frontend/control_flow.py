@@ -31,7 +31,7 @@ from . import analysis
 from .operators import CMPOPS
 from .state import BRK, CONT, RET, RETVAL
 from .values import (Collector, DynamicList, GraphContext, GraphTensor, Undefined, Unjoinable,
-                     active)
+                     active, as_graph)
 
 if TYPE_CHECKING:
     from .builder import FunctionBuilder
@@ -61,6 +61,7 @@ class Record:
 def condition_value(b: FunctionBuilder, v, node=None):
     """A Python bool for a value known at build time, else a bool graph value with
     one element (non-bool tensors are compared with 0, as Python's truth)."""
+    v = as_graph(v)
     if isinstance(v, GraphTensor):
         n = num_elements(v.type.shape)
         if n is not None and n != 1:

@@ -14,7 +14,8 @@ from ..tensor import Tensor, TensorLike
 from .control_flow import (build_boolop, build_compare, build_ifexp, condition_value,
                            index_dict, index_sequence)
 from .operators import BINOPS, UNOPS
-from .values import DynamicList, GraphTensor, MaybeUndefined, Undefined, active, set_loc
+from .values import (DynamicList, GraphTensor, MaybeUndefined, Undefined, active, as_graph,
+                     set_loc)
 
 __all__ = ["ExpressionBuilder", "LocalFunction", "Switch", "note_location"]
 
@@ -276,7 +277,7 @@ class ExpressionBuilder:
         return "".join(parts)
 
     def visit_FormattedValue(self, node):
-        v = self.eval(node.value)
+        v = as_graph(self.eval(node.value))
         if isinstance(v, (GraphTensor, DynamicList)):
             raise UnsupportedSyntaxError(
                 "formatting a tensor value into a string (its value is known only at run "
@@ -317,7 +318,7 @@ class ExpressionBuilder:
                 out.append(make())
                 return
             g = gens[0]
-            it = self.eval(g.iter)
+            it = as_graph(self.eval(g.iter))
             if isinstance(it, (GraphTensor, DynamicList)) or type(it).__name__.startswith(
                     "Graph"):
                 items = self.unpack(it, None, g.iter) if isinstance(it, GraphTensor) else None

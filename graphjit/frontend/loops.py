@@ -24,7 +24,7 @@ from .control_flow import Record, branch, condition_value, describe
 from .joins import _MISSING, _lists_in, restore, snapshot
 from .loop_body import LoopSpec, _run_orelse, build_loop
 from .state import BRK, CONT, RET
-from .values import DynamicList, GraphTensor, active
+from .values import DynamicList, GraphTensor, active, as_graph
 
 if TYPE_CHECKING:
     from .builder import FunctionBuilder
@@ -85,7 +85,7 @@ def loop_spec(b, it, node) -> LoopSpec:
 
 def build_for(b: FunctionBuilder, node: ast.For):
     loc = b.loc(node)
-    it = b.eval(node.iter)
+    it = as_graph(b.eval(node.iter))
     graph_iter = isinstance(it, (GraphTensor, DynamicList, GraphRange, GraphEnumerate,
                                  GraphZip))
     if not graph_iter:

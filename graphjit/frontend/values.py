@@ -15,8 +15,8 @@ from ..parameter import Parameter
 from ..tensor import Recorder, SymbolicTensor, Tensor, current_recorder
 from .params import StateContext
 
-__all__ = ["GraphTensor", "Undefined", "Unjoinable", "MaybeUndefined", "GraphContext", "active", "current_loc", "set_loc",
-           "is_graph", "DynamicList"]
+__all__ = ["GraphTensor", "Undefined", "Unjoinable", "MaybeUndefined", "GraphContext", "active",
+           "current_loc", "set_loc", "is_graph", "as_graph", "DynamicList"]
 
 _state = threading.local()
 
@@ -128,6 +128,16 @@ class GraphContext(StateContext, Recorder):
 
 def is_graph(x) -> bool:
     return isinstance(x, (GraphTensor, DynamicList))
+
+
+def as_graph(x):
+    """x, or for a Parameter its value as a graph value (read where the program uses it
+    as a Python value would be: a condition, int(), iteration, unpacking)."""
+    if isinstance(x, Parameter):
+        ctx = current_recorder()
+        if isinstance(ctx, GraphContext):
+            return GraphTensor(ctx.read_param(x))
+    return x
 
 
 _WEAK_PRESERVING = frozenset({"Neg", "Abs", "Floor", "Ceil", "Sign", "Square", "Identity",

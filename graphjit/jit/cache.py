@@ -410,7 +410,7 @@ def get_entry(owner, fn, self_obj, args, kwargs, specs, name) -> Tuple[CacheEntr
     with cache.lock:
         candidates = cache.entries.get(key, ())
         for e in candidates:
-            if e.guards_hold(tensors.params):
+            if e.guards_hold([p for _, p in tensors.params]):
                 return e, tensors
         if candidates:
             reason = _guard_reason(list(candidates))
