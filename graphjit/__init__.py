@@ -16,7 +16,8 @@ from .parameter import Parameter, mutable
 from . import ops, nn, common
 from .initializer import set_seed, get_seed
 from .jit.api import jit, jit_class, explain
-from .model import Model
+from . import train
+from .train import Model, Callback, LossMonitor, TimeMonitor
 from .common.parameter import ParameterTuple
 ms_function = jit   # MindSpore 1.x name
 from .jit.compiled_model import compile, import_model, CompiledModel, InferRequest
@@ -32,4 +33,5 @@ __all__ = ["Tensor", "TensorSpec", "Parameter", "mutable", "GRAPH_MODE", "PYNATI
            "get_context", "jit", "jit_class", "compile", "import_model", "explain",
            "CompiledModel", "InferRequest", "nn", "ops", "set_seed", "get_seed", "bool_",
            "int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64", "ShapeJoinError",
-           "TypeJoinError", "UnsupportedSyntaxError", "UndefinedVariableError"]
+           "TypeJoinError", "UnsupportedSyntaxError", "UndefinedVariableError", "Model",
+           "train", "Callback", "LossMonitor", "TimeMonitor", "ParameterTuple"]

@@ -24,6 +24,11 @@ MAY_NOT_IMPORT = {
     "ops": {"frontend", "jit", "nn"},
     "nn": {"frontend", "jit"},          # Cell.__call__ reaches jit through context.compiler
     "nn_layers": {"frontend", "jit"},   # the layers of nn, in a module of their own
+    "nn_losses": {"frontend", "jit"},   # losses, optimizers and training wrappers of nn
+    "nn_optim": {"frontend", "jit"},
+    "nn_wrap": {"frontend", "jit"},
+    "metrics": {"frontend", "jit", "nn", "backend"},
+    "train": {"frontend", "jit", "backend"},   # Model reaches the compiler through Cells
     "context": {"frontend", "jit", "nn", "backend"},
     "backend": {"frontend", "jit", "nn"},
     "frontend": {"backend", "jit"},

@@ -156,7 +156,7 @@ class ExpressionBuilder:
         else:
             for i, v in enumerate(value):
                 if isinstance(v, Parameter):
-                    ctx.note_ref_name(v, f"{path}[{i}]")
+                    ctx.note_ref_name(v, v.name or f"{path}[{i}]")
 
     def getitem(self, obj, key):
         if isinstance(key, GraphTensor) and (

@@ -92,13 +92,17 @@ class StateContext:
             self.token = self.token_param = self.graph.add_param(STATE, "state")
         return self.token
 
-    def set_token(self, token: Value, wrote: bool) -> None:
+    def set_token(self, token: Value, wrote: bool, written=None) -> None:
         """The token after a state op (or an If/Loop holding some); an update forgets
-        the cached reads."""
+        the cached reads of the Parameters it wrote (`written`, ids; None: all)."""
         self.token = token
         if wrote:
             self.wrote = True
-            self._loads.clear()
+            if written is None:
+                self._loads.clear()
+            else:
+                for k in written:
+                    self._loads.pop(k, None)
 
     def save_state(self):
         """What restore_state needs to undo the state ops of nodes dropped later."""
@@ -140,7 +144,7 @@ class StateContext:
         its outputs but the token (graph values)."""
         from .values import GraphTensor, current_loc
         opdef = get_op(op)
-        vals = []
+        vals, written = [], []
         for i, x in enumerate(inputs):
             if opdef.kind_of_input(i) == "ref":
                 if not isinstance(x, Parameter):
@@ -148,13 +152,16 @@ class StateContext:
                     raise TypeError(f"{op}: {name} must be a Parameter (state the graph "
                                     f"updates), got {type(x).__name__}")
                 vals.append(self.ref_of(x))
+                written.append(id(x))
             else:
                 vals.append(self.value_of(x))
         node = self.graph.add_node(op, vals + [self.current_token()], attrs,
                                    loc=current_loc())
         outs = node.outputs
         outs[-1].name = "state"
-        self.set_token(outs[-1], wrote=True)
+        # distinct Parameters stay distinct objects at every call (the binding checks
+        # it), so an update leaves the cached reads of the others valid
+        self.set_token(outs[-1], wrote=True, written=written)
         return tuple(GraphTensor(o) for o in outs[:-1])
 
     def note_ref_name(self, p: Parameter, path: str) -> None:

@@ -83,9 +83,11 @@ class StateBinding:
 
     def resolve(self, arg_params=None) -> Optional[List[Parameter]]:
         """The Parameters to bind now, one per slot; None if a source no longer gives
-        a Parameter of the slot's type or the sources of a slot disagree (argument
-        sources are skipped when arg_params is None)."""
-        out = []
+        a Parameter of the slot's type, the sources of a slot disagree, or two slots
+        give one Parameter (the graph was built for distinct ones: a read cached across
+        an update of the other would be stale). Argument sources are skipped when
+        arg_params is None."""
+        out, seen = [], set()
         for t, sources in zip(self.types, self.sources):
             found = None
             for s in sources:
@@ -98,6 +100,10 @@ class StateBinding:
                 if found is not None and p is not found:
                     return None
                 found = p
+            if found is not None:
+                if id(found) in seen:
+                    return None
+                seen.add(id(found))
             out.append(found)
         return out
 
