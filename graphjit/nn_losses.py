@@ -23,7 +23,8 @@ class LossBase(Cell):
         self.reduction = reduction
 
     def get_loss(self, x, weights=1.0):
-        x = x * weights
+        if not (isinstance(weights, (int, float)) and weights == 1.0):
+            x = x * weights
         if self.reduction == "mean":
             return ops.mean(x)
         if self.reduction == "sum":
