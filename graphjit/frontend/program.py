@@ -79,8 +79,12 @@ def build_program(fn, self_obj, args, kwargs, tensors, arg_names, name, *, max_u
         graph.set_results(results)
     slots = [(graph.params.index(v), p, compiler.state_sources.get(id(p), []))
              for p, v in ctx.refs.values()]
-    return Program(graph, template, compiler.guards, compiler.records, compiler.warnings,
-                   slots)
+    # a Parameter the graph binds through an attribute is checked by the binding at
+    # each call: its type guard would check it twice
+    bound = {(src[1], src[2]) for _, _, sources in slots for src in sources
+             if src[0] == "attr"}
+    guards = [g for g in compiler.guards if not (g[2] == "param" and (g[0], g[1]) in bound)]
+    return Program(graph, template, guards, compiler.records, compiler.warnings, slots)
 
 
 def _template(x, results: list, ctx: GraphContext):

@@ -74,10 +74,11 @@ class Compiler:
         Cell alive. A Parameter is state: only its type is guarded (its data is read
         when the graph runs); a sub-Cell by identity (the graph is built from it)."""
         if isinstance(value, Parameter):
-            kind, key = "param", value.type
+            kind, key = "param", (value._dtype, value._data.shape)
         elif isinstance(value, (tuple, list)) and value and all(
                 isinstance(v, Parameter) for v in value):
-            kind, key = "params", (type(value), tuple(v.type for v in value))
+            kind, key = "params", (type(value), tuple((v._dtype, v._data.shape)
+                                                      for v in value))
         elif isinstance(value, Cell):
             kind, key = "id", id(value)
         elif isinstance(value, (bool, int, float, str, type(None))) or (

@@ -80,6 +80,8 @@ class StateBinding:
                 self.layout.append(("tensor", n_tensor))
                 n_tensor += 1
         self.returns_token = bool(graph.results) and graph.results[-1].type.kind == "state"
+        self._checks = [((t.dtype, t.shape), tuple(src)) for t, src in
+                        zip(self.types, self.sources)]
 
     def resolve(self, arg_params=None) -> Optional[List[Parameter]]:
         """The Parameters to bind now, one per slot; None if a source no longer gives
@@ -87,24 +89,24 @@ class StateBinding:
         give one Parameter (the graph was built for distinct ones: a read cached across
         an update of the other would be stale). Argument sources are skipped when
         arg_params is None."""
-        out, seen = [], set()
-        for t, sources in zip(self.types, self.sources):
+        out = []
+        for (dtype, shape), sources in self._checks:
             found = None
             for s in sources:
-                p = _find(s, arg_params)
-                if p is _SKIP:
-                    continue
-                if not isinstance(p, Parameter) or p._dtype is not t.dtype or \
-                        p._data.shape != t.shape:
-                    return None
-                if found is not None and p is not found:
+                if s[0] == "attr":              # the common case, inline
+                    owner = s[1]()
+                    p = getattr(owner, s[2], None) if owner is not None else None
+                else:
+                    p = _find(s, arg_params)
+                    if p is _SKIP:
+                        continue
+                if not isinstance(p, Parameter) or p._dtype is not dtype or \
+                        p._data.shape != shape or (found is not None and p is not found):
                     return None
                 found = p
-            if found is not None:
-                if id(found) in seen:
-                    return None
-                seen.add(id(found))
             out.append(found)
+        if len({id(p) for p in out if p is not None}) != sum(p is not None for p in out):
+            return None
         return out
 
     @property

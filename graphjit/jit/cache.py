@@ -129,9 +129,9 @@ class CacheEntry:
     checked: bool = False
     state: Optional[StateBinding] = None   # the Parameters the graph reads and updates
 
-    def guards_hold(self, arg_params=None) -> bool:
-        """Whether every attribute the graph depends on is as it was, and its Parameters
-        can be bound (arg_params: the call's Parameter arguments, if known)."""
+    def guards_hold(self, arg_params=None, state=True) -> bool:
+        """Whether every attribute the graph depends on is as it was, and (state) its
+        Parameters can be bound (arg_params: the call's Parameter arguments, if known)."""
         for ref, attr, kind, value in self.guards:
             obj = ref()
             if obj is None:
@@ -147,15 +147,17 @@ class CacheEntry:
                 if id(cur) != value[0] or id(getattr(cur, "_data", None)) != value[1]:
                     return False
             elif kind == "param":
-                if not isinstance(cur, Parameter) or cur.type != value:
+                if not isinstance(cur, Parameter) or cur._dtype is not value[0] or \
+                        cur._data.shape != value[1]:
                     return False
             elif kind == "params":
                 if type(cur) is not value[0] or len(cur) != len(value[1]) or not all(
-                        isinstance(p, Parameter) and p.type == t for p, t in zip(cur, value[1])):
+                        isinstance(p, Parameter) and p._dtype is t[0] and p._data.shape == t[1]
+                        for p, t in zip(cur, value[1])):
                     return False
             elif id(cur) != value:
                 return False
-        return self.state is None or self.state.resolve(arg_params) is not None
+        return not state or self.state is None or self.state.resolve(arg_params) is not None
 
     def run(self, tensors):
         arrays = []
@@ -165,11 +167,12 @@ class CacheEntry:
             arrays.append(x._need_data())
         return self.run_arrays(arrays, [p for _, p in getattr(tensors, "params", ())])
 
-    def run_arrays(self, arrays, arg_params=()):
+    def run_arrays(self, arrays, arg_params=(), variables=None):
         if self.state is None:
             outs = self.plan(*arrays)
         else:
-            variables = self.state.resolve(arg_params)
+            if variables is None:
+                variables = self.state.resolve(arg_params)
             if variables is None:
                 raise RuntimeError("a Parameter the compiled graph reads was replaced by "
                                    "another thread while this call started; call again")
@@ -220,9 +223,14 @@ def _call_fast(cache: _Cache, args, kwargs):
     if fk is None:
         return False, None
     e = cache.fast.get(fk[0])
-    if e is None or ((e.guards or e.state is not None) and not e.guards_hold()):
+    if e is None or (e.guards and not e.guards_hold(state=False)):
         return False, None
-    return True, e.run_arrays(fk[1])
+    variables = None
+    if e.state is not None:      # bound once per call: the check is the binding
+        variables = e.state.resolve()
+        if variables is None:
+            return False, None
+    return True, e.run_arrays(fk[1], variables=variables)
 
 
 def _remember_fast(cache: _Cache, args, kwargs, entry):
@@ -389,11 +397,13 @@ def _guard_reason(entries: List[CacheEntry]) -> str:
             if kind == "tensor" and (id(cur) != value[0] or
                                      id(getattr(cur, "_data", None)) != value[1]):
                 return f"tensor attribute {type(obj).__name__}.{attr} got new data"
-            if kind == "param" and (not isinstance(cur, Parameter) or cur.type != value):
-                return (f"Parameter {type(obj).__name__}.{attr} changed type: {value} -> "
-                        f"{getattr(cur, 'type', type(cur).__name__)}")
+            if kind == "param" and (not isinstance(cur, Parameter) or
+                                    (cur._dtype, cur._data.shape) != value):
+                return (f"Parameter {type(obj).__name__}.{attr} changed type: "
+                        f"{TensorType(*value)} -> {getattr(cur, 'type', type(cur).__name__)}")
             if kind == "params" and (type(cur) is not value[0] or len(cur) != len(value[1])
-                                     or not all(isinstance(p, Parameter) and p.type == t
+                                     or not all(isinstance(p, Parameter) and
+                                                (p._dtype, p._data.shape) == t
                                                 for p, t in zip(cur, value[1]))):
                 return f"the Parameters of {type(obj).__name__}.{attr} changed"
             if kind == "id" and id(cur) != value:
