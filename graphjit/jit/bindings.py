@@ -109,6 +109,23 @@ class StateBinding:
             return None
         return out
 
+    def why_not(self, arg_params=None) -> str:
+        """Why resolve fails: the first slot whose sources give something else."""
+        for name, t, sources in zip(self.names, self.types, self.sources):
+            found = []
+            for s in sources:
+                p = _find(s, arg_params)
+                if p is _SKIP:
+                    continue
+                if not isinstance(p, Parameter):
+                    return f"Parameter {name} is now a {type(p).__name__}"
+                if p._dtype is not t.dtype or p._data.shape != t.shape:
+                    return f"Parameter {name} changed type: {t} -> {p.type}"
+                found.append(p)
+            if any(p is not found[0] for p in found):
+                return f"the places that gave Parameter {name} now give different Parameters"
+        return "two Parameters the graph reads are now one object"
+
     @property
     def n_tensors(self) -> int:
         return sum(1 for e in self.layout if e[0] == "tensor")

@@ -409,7 +409,7 @@ def _guard_reason(entries: List[CacheEntry]) -> str:
             if kind == "id" and id(cur) != value:
                 return f"attribute {type(obj).__name__}.{attr} is a new object"
         if e.state is not None and e.state.resolve() is None:
-            return "a Parameter the graph updates is now another object or of another type"
+            return e.state.why_not()
     return "a guarded attribute changed"
 
 
