@@ -10,6 +10,7 @@ Parameter's dtype (MindSpore's implicit conversion: a Parameter keeps its dtype)
 from __future__ import annotations
 
 from ..parameter import Parameter
+from ..tensor import SymbolicTensor
 from ._dispatch import apply_update, to_tensor
 from .primitives import Primitive
 
@@ -18,6 +19,12 @@ __all__ = ["assign", "assign_add", "assign_sub", "Assign", "AssignAdd", "AssignS
 
 
 def _param(x, op: str, name: str):
+    if isinstance(x, SymbolicTensor):
+        raise TypeError(
+            f"For '{op}', '{name}' must be a Parameter (state it updates), got a tensor "
+            f"value of the graph (a tensor argument, the result of an operation, or a "
+            f"Parameter picked under a condition that depends on a tensor value, which is "
+            f"its value); update the Parameter itself, in each branch of such a condition")
     if not isinstance(x, Parameter):
         raise TypeError(f"For '{op}', '{name}' must be a Parameter (state it updates), got "
                         f"{type(x).__name__}")

@@ -281,3 +281,19 @@ def test_a_parameter_value_needed_as_a_python_value_while_building_is_refused():
     with pytest.raises(ms.UnsupportedSyntaxError, match="Parameter 'w' was needed") as info:
         Net()(vec(1.0))
     assert "asnumpy" in info.value.loc.text
+
+
+def test_a_parameter_picked_under_a_tensor_condition_cannot_be_assigned():
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = param(1.0, name="a"), param(2.0, name="b")
+
+        def construct(self, x):
+            p = self.a if x.sum() > 0 else self.b
+            ops.assign(p, x)
+            return x
+
+    ms.set_context(mode=ms.GRAPH_MODE)
+    with pytest.raises(TypeError, match="picked under a condition"):
+        Net()(vec(1.0))
