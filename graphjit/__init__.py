@@ -16,7 +16,7 @@ from .parameter import Parameter, mutable
 from . import ops, nn, common
 from .initializer import set_seed, get_seed
 from .jit.api import jit, jit_class, explain
-from . import train
+from . import train, dataset
 from .train import Model, Callback, LossMonitor, TimeMonitor
 from .common.parameter import ParameterTuple
 ms_function = jit   # MindSpore 1.x name
@@ -34,4 +34,4 @@ __all__ = ["Tensor", "TensorSpec", "Parameter", "mutable", "GRAPH_MODE", "PYNATI
            "CompiledModel", "InferRequest", "nn", "ops", "set_seed", "get_seed", "bool_",
            "int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64", "ShapeJoinError",
            "TypeJoinError", "UnsupportedSyntaxError", "UndefinedVariableError", "Model",
-           "train", "Callback", "LossMonitor", "TimeMonitor", "ParameterTuple"]
+           "train", "dataset", "Callback", "LossMonitor", "TimeMonitor", "ParameterTuple"]
