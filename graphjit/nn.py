@@ -76,6 +76,29 @@ class Cell:
         for name, cell in self._cells.items():
             yield from cell.cells_and_names(f"{cell_name}.{name}" if cell_name else name)
 
+    def parameters_and_names(self, name_prefix="", expand=True):
+        """(name, Parameter) for the Parameters of this Cell and, if expand, of its
+        sub-Cells: its own first (in the order they were set), each once."""
+        seen = set()
+        for prefix, cell in (self.cells_and_names(name_prefix) if expand else
+                             [(name_prefix, self)]):
+            for attr, value in vars(cell).items():
+                if isinstance(value, Parameter) and id(value) not in seen:
+                    seen.add(id(value))
+                    yield (f"{prefix}.{attr}" if prefix else attr), value
+
+    def get_parameters(self, expand=True):
+        """The Parameters of this Cell (and of its sub-Cells if expand)."""
+        for _, p in self.parameters_and_names(expand=expand):
+            yield p
+
+    def trainable_params(self, recurse=True):
+        """The Parameters with requires_grad, as a list (MindSpore's weights)."""
+        return [p for p in self.get_parameters(expand=recurse) if p.requires_grad]
+
+    def untrainable_params(self, recurse=True):
+        return [p for p in self.get_parameters(expand=recurse) if not p.requires_grad]
+
     def set_train(self, mode=True):
         object.__setattr__(self, "training", mode)
         for c in self._cells.values():

@@ -14,9 +14,11 @@ from ..ir import dtypes as dt
 from ..ir.errors import UnsupportedSyntaxError
 from ..nn import Cell
 from ..ops._dispatch import apply, to_tensor
+from ..ops.gradients import GradFunction
 from ..tensor import Tensor, TensorLike
 from .control_flow import branch
 from .expressions import LocalFunction, Switch
+from .grad_program import call_grad_inline
 from .values import DynamicList, GraphTensor
 
 __all__ = ["call", "GraphRange", "GraphEnumerate", "GraphZip"]
@@ -274,6 +276,8 @@ def call(b, func, args, kwargs, node):
     handler = BUILTINS.get(func) if _hashable(func) else None
     if handler is not None:
         return handler(b, args, kwargs, node)
+    if isinstance(func, GradFunction):
+        return call_grad_inline(b, func, args, kwargs, node)
     if isinstance(func, Switch):
         return _call_switch(b, func, args, kwargs, node)
     jit_target = getattr(type(func), "_graphjit_target", None)

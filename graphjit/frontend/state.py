@@ -31,6 +31,7 @@ class Compiler:
         self.warnings: List[str] = []
         self.param_source: Dict[int, Any] = {}  # id(subgraph param) -> outer Value
         self.external: Dict[int, Any] = {}      # containers that outlive the call, by id
+        self.unguarded: set = set()             # ids of tensors the graph takes as inputs
 
     def note_external(self, value):
         if type(value) in (list, dict, set) or isinstance(value, Tensor):
@@ -50,8 +51,14 @@ class Compiler:
                                                                 type(None))) for v in value)):
             kind, key = "value", value
         elif isinstance(value, Tensor):
-            # the graph holds this tensor's data as a constant: rebuild if either changes
-            kind, key = "tensor", (id(value), id(value._data))
+            if id(value) in self.unguarded:
+                # an input of the graph, read when it runs: new data is fine, another
+                # tensor in its place is not
+                kind, key = "id", id(value)
+            else:
+                # the graph holds this tensor's data as a constant: rebuild if either
+                # changes
+                kind, key = "tensor", (id(value), id(value._data))
         elif isinstance(value, np.ndarray):
             kind, key = "id", id(value)
         else:

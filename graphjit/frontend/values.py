@@ -50,6 +50,9 @@ class GraphContext(Recorder):
         self.captures: Dict[int, Value] = {}   # id(outer value) -> param
         self.captured: List[Value] = []        # outer values, in param order
         self._consts: Dict[tuple, Value] = {}
+        # tensors (Parameters, say) that are inputs of this graph rather than constants:
+        # id(tensor) -> the value standing for it
+        self.bound: Dict[int, Value] = {}
 
     def owns(self, v: Value) -> bool:
         ctx = self
@@ -106,6 +109,12 @@ class GraphContext(Recorder):
         if isinstance(x, GraphTensor):
             return self.lift(x.value)
         if isinstance(x, Tensor):
+            ctx = self
+            while ctx is not None:
+                v = ctx.bound.get(id(x))
+                if v is not None:
+                    return self.lift(v)
+                ctx = ctx.parent
             return self.const(x._need_data())
         return self.const(np.asarray(x))
 

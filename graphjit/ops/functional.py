@@ -11,6 +11,7 @@ import builtins
 
 import numpy as np
 
+from ..autodiff import tape as _tape
 from ..ir import dtypes as dt
 from ..ir.defs.shape import encode_index
 from ..tensor import SymbolicTensor, Tensor, TensorLike, current_recorder
@@ -36,8 +37,11 @@ def index_update(x, key, value):
     """A copy of x with x[key] = value (the functional form of item assignment)."""
     items = key if isinstance(key, tuple) else (key,)
     if builtins.any(isinstance(k, TensorLike) for k in items):
+        tape = _tape.current()
+        recorded = tape is not None and (tape.tracks(x) or tape.tracks(value))
         if not builtins.any(isinstance(k, SymbolicTensor) for k in items) and \
-                not isinstance(x, SymbolicTensor) and not isinstance(value, SymbolicTensor):
+                not isinstance(x, SymbolicTensor) and not isinstance(value, SymbolicTensor) \
+                and not recorded:
             y = Tensor._wrap(np.array(x._need_data()))
             y[key] = value
             return y

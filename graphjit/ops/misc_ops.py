@@ -29,8 +29,13 @@ class Print(Primitive):
 
 
 def stop_gradient(input):
-    """The input itself (graphjit computes no gradients)."""
-    return input
+    """The input itself, through which no gradient flows (tuples and lists: each
+    tensor in them)."""
+    if isinstance(input, (tuple, list)):
+        return type(input)(stop_gradient(x) for x in input)
+    if not isinstance(input, TensorLike):
+        return input
+    return apply("StopGradient", input)
 
 
 def depend(value, expr):
