@@ -189,23 +189,24 @@ def loop_forward(lin, node, pos) -> _LoopPiece:
     vals = inline(nb, lb.fwd, ps)
     extra = vals[n_res:]
     one = nb.apply("Const", value=_const(1, np.int64))
-    stacked, stack_of = [], {}
+    saves, stack_of, saved = [], {}, []
     for role in lb.roles:
         kind, k = role
         if kind == "result" or (kind == "param" and k not in inv):
-            stack_of[role] = len(stacked)
-            stacked.append(extra[k] if kind == "result" else ps[k])
-    nb.set_results(vals[:n_res] + [nb.apply("Add", count, one)] +
-                   [nb.apply("ExpandDims", v, axis=0) for v in stacked])
+            v = extra[k] if kind == "result" else ps[k]
+            stack_of[role] = len(saves)
+            saved.extend(_save(nb, v, node))
+            saves.append((v.type, len(saved)))
+    nb.set_results(vals[:n_res] + [nb.apply("Add", count, one)] + saved)
     attrs = {"body": nb,
              "input_map": tuple(a["input_map"]) + ((len(node.inputs), n_par, None),),
              "output_map": tuple(a["output_map"]) + ((n_res, None),) +
-             tuple((n_res + 1 + m, 0) for m in range(len(stacked))),
+             tuple((n_res + 1 + m, 0) for m in range(len(saved))),
              "back_edges": tuple(a["back_edges"]) + ((n_res, n_par),),
              "current_iteration": a["current_iteration"],
              "condition_result": a["condition_result"]}
     zero = lin.fwd.apply("Const", value=_const(0, np.int64))
-    names = [o.name for o in node.outputs] + ["iterations"] + ["saved"] * len(stacked)
+    names = [o.name for o in node.outputs] + ["iterations"] + ["saved"] * len(saved)
     new = lin.fwd.add_node("Loop", [lin.fmap[id(v)] for v in node.inputs] + [zero], attrs,
                            loc=node.loc, names=names)
     for o, n in zip(node.outputs, new.outputs):
@@ -214,9 +215,29 @@ def loop_forward(lin, node, pos) -> _LoopPiece:
     p.lb, p.carried, p.accs, p.sl, p.seeds = lb, carried, accs, sl, seeds
     p.last_outs, p.concat_outs, p.r_g, p.sources = last_outs, concat_outs, r_g, sources
     p.stack_of, p.count = stack_of, new.outputs[len(node.outputs)]
-    p.stacks = new.outputs[len(node.outputs) + 1:]
+    outs = new.outputs[len(node.outputs) + 1:]
+    p.saves = [(t, outs[start - (1 if _static(t) else 2):start]) for t, start in saves]
     p.roles = (back, back_param, init, sliced, inv)
     return p
+
+
+def _static(t) -> bool:
+    return t.shape is not None and all(d is not None for d in t.shape)
+
+
+def _save(nb, v, node):
+    """The body results that save v once per iteration: v itself (stacked along a new
+    axis 0), or, for a shape that may change between iterations, v flattened (joined
+    into one 1-D value) and v's shape (stacked)."""
+    if _static(v.type):
+        return [nb.apply("ExpandDims", v, axis=0)]
+    if v.type.shape is None:
+        raise UnsupportedSyntaxError(
+            f"differentiating a Loop whose gradient needs a value of unknown rank ({v.type}) "
+            f"from each iteration", loc=node.loc,
+            hint="give the loop's inputs a known rank")
+    return [nb.apply("Reshape", v, shape=(-1,)),
+            nb.apply("ExpandDims", nb.apply("Shape", v), axis=0)]
 
 
 def _const(v, dtype):
@@ -241,19 +262,39 @@ def loop_backward(lin, node, p: _LoopPiece, gs) -> None:
     for k in p.seeds:
         carried.append(gs[k] if gs[k] is not None else lin.zeros_of(node.outputs[k]))
     rev = encode_index((_REVERSE,))
-    xs = [(b.apply("Index", lin.capture(s), index=rev), 0) for s in p.stacks]
+    xs, flats, offsets = [], [], []
+    for t, outs in p.saves:
+        xs.append((b.apply("Index", lin.capture(outs[-1]), index=rev), 0))
+        if len(outs) == 2:      # a flat save: read back from the end, one piece per step
+            flat = lin.capture(outs[0])
+            flats.append(flat)
+            offsets.append(b.apply("Index", b.apply("Shape", flat), index=(0,)))
+    n_saves = len(xs)
     concat = list(p.concat_outs.items())
     for k, (ri, axis) in concat:
         g = gs[k] if gs[k] is not None else lin.zeros_of(node.outputs[k])
         xs.append((b.apply("Index", g, index=at_axis(axis, _REVERSE)), axis))
     inv_roles = [k for kind, k in p.lb.roles if kind == "param" and k in inv]
-    invariant = [lin.read(node.inputs[inv[k]]) for k in inv_roles]
-    n_c, n_a = len(p.carried), len(p.accs)
+    invariant = [lin.read(node.inputs[inv[k]]) for k in inv_roles] + flats
+    n_c, n_a, n_s = len(p.carried), len(p.accs), len(p.seeds)
+    carried += offsets
 
     def step(bb, i, cs, ss, ivs):
-        c_adj, accs, seeds = cs[:n_c], cs[n_c:n_c + n_a], cs[n_c + n_a:]
-        saved = [bb.apply("Squeeze", s, axis=0) for s in ss[:len(p.stacks)]]
-        ybar = ss[len(p.stacks):]
+        c_adj, accs, seeds = cs[:n_c], cs[n_c:n_c + n_a], cs[n_c + n_a:n_c + n_a + n_s]
+        offs, flat_ps = list(cs[n_c + n_a + n_s:]), ivs[len(inv_roles):]
+        saved, next_offs = [], []
+        for (t, outs), s in zip(p.saves, ss[:n_saves]):
+            s = bb.apply("Squeeze", s, axis=0)
+            if len(outs) == 1:
+                saved.append(s)
+                continue
+            j = len(next_offs)
+            start = bb.apply("Sub", offs[j], bb.apply("ReduceProd", s, axis=None,
+                                                      keep_dims=False))
+            piece = bb.apply("SliceRows", flat_ps[j], start, offs[j])
+            saved.append(bb.apply("ReshapeDynamic", piece, s, shape_hint=t.shape))
+            next_offs.append(start)
+        ybar = ss[n_saves:]
 
         def g_of(ri):
             parts = []
@@ -281,13 +322,13 @@ def loop_backward(lin, node, p: _LoopPiece, gs) -> None:
         outs = inline(bb, p.lb.bwd, args)
         adj = {bp: outs[j] for j, bp in enumerate(p.sources)}
         nxt = [adj[bp] for bp in p.carried] + [adj[bp] for bp in p.accs] + \
-            [bb.apply("ZerosLike", s) for s in seeds]
+            [bb.apply("ZerosLike", s) for s in seeds] + next_offs
         return True, nxt, [(adj[bp], sliced[bp][1]) for bp in p.sl]
 
     res = build_loop(b.graph, step, trip_count=lin.capture(p.count), condition=True,
                      carried=carried, sliced=xs, invariant=invariant, iteration_type=None,
                      name=f"{body.name}_grad", loc=node.loc)
-    finals, stacked = res[:len(carried)], res[len(carried):]
+    finals, stacked = res[:len(carried)], res[len(carried):]   # offsets end at 0
     for bp, d in zip(p.carried, finals[:n_c]):
         v = node.inputs[init[bp]]
         if lin.act.is_varied(v):

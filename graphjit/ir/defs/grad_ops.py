@@ -1,7 +1,7 @@
 """Operators gradients are made of, where a shape is known only when the graph runs:
 SumToLike (undo broadcasting), ReshapeLike, BroadcastLike, GatherGrad, BooleanMaskGrad,
-TileGrad, ConcatGrad, ReduceProdGrad, PadLike; and StopGradient, the identity that
-blocks gradients.
+TileGrad, ConcatGrad, ReduceProdGrad, PadLike, SliceRows, ReshapeDynamic; and
+StopGradient, the identity that blocks gradients.
 
 Each `...Like(g, x)` takes x only for its shape: its output has g's dtype and x's
 shape. When the shapes are known while the graph is built, the rules use the static
@@ -194,3 +194,30 @@ def _stop_infer(ts, attrs):
 register_op("StopGradient", ("x",), infer=_stop_infer, kernel=lambda x: x, exact_dtype=True,
             family="elementwise", grad=NOT_DIFFERENTIABLE,
             doc="x itself; no gradient flows through it")
+
+
+# -- values whose shape changes from one Loop iteration to the next, saved flat -----------
+def _slice_rows_infer(ts, attrs):
+    x = ts[0]
+    if x.shape is None:
+        return x
+    return TensorType(x.dtype, (None,) + x.shape[1:])
+
+
+register_op("SliceRows", ("x", "start", "stop"), infer=_slice_rows_infer,
+            kernel=lambda x, start, stop: np.asarray(x)[int(start):int(stop)],
+            exact_dtype=True, family="extern", grad=NOT_DIFFERENTIABLE,
+            doc="x[start:stop] along axis 0, the bounds known only at run time")
+
+
+def _reshape_dynamic_infer(ts, attrs):
+    hint = attrs["shape_hint"]
+    return TensorType(ts[0].dtype, None if hint is None else tuple(hint))
+
+
+register_op("ReshapeDynamic", ("x", "shape"), {"shape_hint": None},
+            infer=_reshape_dynamic_infer,
+            kernel=lambda x, shape, shape_hint: np.reshape(x, tuple(int(d) for d in shape)),
+            exact_dtype=True, family="extern", grad=NOT_DIFFERENTIABLE,
+            doc="x in the shape a 1-D int tensor holds; shape_hint is the static shape "
+                "(None for dims known only at run time)")
