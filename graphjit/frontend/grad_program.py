@@ -70,10 +70,12 @@ class GradProgram:
 
 
 def build_grad_program(compiler: Compiler, build, gf: GradFunction, args, kwargs,
-                       sens_types) -> GradProgram:
+                       sens_types, leaf_types=None) -> GradProgram:
     """Build fn's graph for these arguments (eager Tensors, TensorSpecs or graph values;
     Python values are built in as constants) and differentiate it. `build(fn, args,
-    kwargs, self_obj)` builds a user function into the current graph (with `compiler`)."""
+    kwargs, self_obj)` builds a user function into the current graph (with `compiler`);
+    `leaf_types`, if given, are the types of the tensor arguments' parameters (as
+    declared by input specs, with unknown dims)."""
     fn, self_obj, _, name = target_of(gf.fn)
     graph = Graph(name)
     ctx = GraphContext(graph)
@@ -85,8 +87,9 @@ def build_grad_program(compiler: Compiler, build, gf: GradFunction, args, kwargs
 
     def sub(x, path):
         if isinstance(x, (TensorLike, TensorSpec)):
+            t = x.type if leaf_types is None else leaf_types[len(leaves)]
             leaves.append(x)
-            return GraphTensor(graph.add_param(x.type, _param_name(path)),
+            return GraphTensor(graph.add_param(t, _param_name(path)),
                                getattr(x, "weak", False))
         if isinstance(x, DynamicList):
             raise UnsupportedSyntaxError(

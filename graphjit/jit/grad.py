@@ -31,7 +31,8 @@ def call_grad(gf: GradFunction, args, kwargs):
     cache = _cache_for(owner, ("grad", _unwrap(fn), gf.config(),
                                tuple(id(w) for w in weights)))
     sens_leaves = tensor_leaves(sens) if sens is not None else []
-    key, tensors = _signature(_arg_names(fn, self_obj is not None), args, kwargs, None)
+    specs = getattr(gf.fn, "input_signature", None) or getattr(gf.fn, "_input_specs", None)
+    key, tensors = _signature(_arg_names(fn, self_obj is not None), args, kwargs, specs)
     key = key + (tuple((t.dtype.name, tuple(t.shape)) for t in sens_leaves),)
     with cache.lock:
         entry = next((e for e in cache.entries.get(key, ()) if e.guards_hold()), None)
@@ -41,7 +42,7 @@ def call_grad(gf: GradFunction, args, kwargs):
                                 max_depth=min(int(get_context("max_call_depth")), 400))
             prog = build_grad_program(
                 compiler, lambda f, a, k, obj: build_function(compiler, f, a, k, self_obj=obj),
-                gf, args, kwargs, [t.type for t in sens_leaves])
+                gf, args, kwargs, [t.type for t in sens_leaves], [t for _, _, t in tensors])
             verify(prog.graph)
             entry = CacheEntry(key, prog.graph, compile_graph(prog.graph), prog,
                                compiler.guards, compiler.records, compiler.warnings,
