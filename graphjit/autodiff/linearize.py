@@ -20,7 +20,7 @@ import numpy as np
 
 from ..ir.grad import GradBuilder, GradNode
 from ..ir.graph import Graph, Node, Value
-from ..ir.registry import get_op
+from ..ir.registry import NOT_DIFFERENTIABLE, get_op
 from ..ir.types import TensorType, is_static
 from .activity import Activity
 from .graphs import clone_graph
@@ -223,6 +223,8 @@ class _Linearizer:
                 CONTROL[node.op][1](self, node, self.pieces[id(node)], gs)
                 continue
             rule = get_op(node.op).grad
+            if rule is NOT_DIFFERENTIABLE:     # a source made here (a Const, say)
+                continue
             if rule is None:
                 raise missing_gradient(node.op, node.loc)
             grads = rule(self.b, _Node(self, node, gs))
