@@ -183,7 +183,92 @@ def _cast(data, rng):
         "dtype": data.draw(st.sampled_from([ms.float32, ms.float64, ms.float16]))}
 
 
+def _conv(data, rng):
+    group = data.draw(st.sampled_from([1, 1, 2]))
+    c, o = group * data.draw(st.integers(1, 2)), group * data.draw(st.integers(1, 2))
+    k = (data.draw(st.integers(1, 3)), data.draw(st.integers(1, 3)))
+    mode = data.draw(st.sampled_from(["valid", "same", "pad"]))
+    pad = tuple(data.draw(st.integers(0, 1)) for _ in range(4)) if mode == "pad" else (0,) * 4
+    stride = (data.draw(st.integers(1, 2)), data.draw(st.integers(1, 2)))
+    dil = (data.draw(st.integers(1, 2)), 1)
+    h = (k[0] - 1) * dil[0] + 1 + data.draw(st.integers(0, 2))
+    w = k[1] + data.draw(st.integers(0, 2))
+    x = _vals(rng, (data.draw(st.integers(1, 2)), c, h, w))
+    wt = _vals(rng, (o, c // group) + k)
+    return [x, wt], {"out_channel": o, "kernel_size": k, "pad_mode": mode, "pad": pad,
+                     "stride": stride, "dilation": dil, "group": group}
+
+
+def _pool(avg):
+    def make(data, rng):
+        k = (data.draw(st.integers(1, 3)), data.draw(st.integers(1, 2)))
+        mode = data.draw(st.sampled_from(["valid", "same", "pad"]))
+        pad = (tuple(data.draw(st.integers(0, (k[0] - 1) // 2 + (k[0] > 1))) for _ in
+                     range(2)) + (0, 0)) if mode == "pad" else (0,) * 4
+        x = _vals(rng, (1, 2, k[0] + data.draw(st.integers(0, 2)), k[1] + 2))
+        attrs = {"kernel_size": k, "strides": (data.draw(st.integers(1, 2)), 1),
+                 "pad_mode": mode, "pad": pad, "ceil_mode": data.draw(st.booleans())}
+        if avg:
+            attrs["count_include_pad"] = data.draw(st.booleans())
+        return [x], attrs
+    return make
+
+
+def _batch_norm(data, rng):
+    c = data.draw(st.integers(1, 3))
+    x = _vals(rng, (data.draw(st.integers(2, 3)), c, 2))
+    params = [_vals(rng, c, 0.5, 2.0), _vals(rng, c), _vals(rng, c), _vals(rng, c, 0.5, 2.0)]
+    return [x] + params, {"is_training": data.draw(st.booleans()), "epsilon": 1e-5}
+
+
+def _layer_norm(data, rng):
+    shape = data.draw(hnp.array_shapes(min_dims=2, max_dims=3, min_side=2, max_side=3))
+    a = data.draw(st.integers(1, len(shape) - 1))
+    p = data.draw(st.integers(a, len(shape) - 1))
+    return [_vals(rng, shape), _vals(rng, shape[p:]), _vals(rng, shape[p:])], {
+        "begin_norm_axis": a, "begin_params_axis": p, "epsilon": 1e-5}
+
+
+def _sort(topk):
+    def make(data, rng):
+        shape = data.draw(ND_SHAPES)
+        axis = _axis(data, len(shape))
+        attrs = {"axis": axis}
+        if topk:
+            attrs["k"] = data.draw(st.integers(1, shape[axis]))
+            attrs["largest"] = data.draw(st.booleans())
+        else:
+            attrs["descending"] = data.draw(st.booleans())
+        return [_vals(rng, shape)], attrs
+    return make
+
+
+def _gather_d(data, rng):
+    shape = data.draw(ND_SHAPES)
+    dim = _axis(data, len(shape))
+    ishape = tuple(data.draw(st.integers(1, d)) if i != dim % len(shape) else
+                   data.draw(st.integers(1, 4)) for i, d in enumerate(shape))
+    n = shape[dim]
+    return [_vals(rng, shape), rng.integers(-n, n, size=ishape)], {"dim": dim}
+
+
+def _batch_dot(data, rng):
+    n, c = data.draw(st.integers(1, 2)), data.draw(st.integers(1, 3))
+    fa = tuple(data.draw(st.lists(st.integers(1, 2), max_size=1)))
+    fb = tuple(data.draw(st.lists(st.integers(1, 2), max_size=1)))
+    ia = data.draw(st.integers(1, len(fa) + 1))
+    jb = data.draw(st.integers(1, len(fb) + 1))
+    a = list((n,) + fa)
+    a.insert(ia, c)
+    b = list((n,) + fb)
+    b.insert(jb, c)
+    return [_vals(rng, tuple(a)), _vals(rng, tuple(b))], {"axes": (ia, jb)}
+
+
 CASES = {
+    "Conv2D": _conv, "MaxPool": _pool(False), "AvgPool": _pool(True),
+    "BatchNorm": _batch_norm, "LayerNorm": _layer_norm, "Sort": _sort(False),
+    "TopK": _sort(True), "GatherD": _gather_d, "BatchDot": _batch_dot,
     "Add": _binary(), "Sub": _binary(), "Mul": _binary(),
     "RealDiv": _binary(low_y=0.5, high_y=2.0), "Pow": _binary(0.5, 2.0, -2.0, 2.0),
     "Maximum": _binary(), "Minimum": _binary(), "FloorMod": _binary(-3, 3, 0.7, 2.0),
@@ -203,7 +288,7 @@ CASES = {
     "MatMul": _matmul, "Softmax": _softmax, "LogSoftmax": _softmax,
 }
 # ops whose gradients are zero or that take no differentiable input, checked below
-_WITHOUT = {"If", "Loop"}
+_WITHOUT = {"If", "Loop", "Dropout"}    # Dropout: a test of its own (it draws)
 
 
 def _builtin(op) -> bool:
@@ -220,7 +305,9 @@ def test_every_differentiable_op_is_checked_here():
     from graphjit.ir.defs import grad_ops  # noqa: F401  (helpers: no second order)
     helpers = {"SumToLike", "ReshapeLike", "BroadcastLike", "GatherGrad", "BooleanMaskGrad",
                "TileGrad", "ConcatGrad", "ReduceProdGrad", "PadLike", "SliceRows",
-               "ReshapeDynamic"}
+               "ReshapeDynamic", "Conv2DBackpropInput", "Conv2DBackpropFilter",
+               "MaxPoolGrad", "AvgPoolGrad", "BatchNormGrad", "LayerNormGrad",
+               "ScatterAddAlongAxis", "BatchDotGrad"}
     rules = {n for n, op in all_ops().items() if callable(op.grad) and _builtin(op)}
     missing = rules - helpers - set(CASES) - _WITHOUT
     assert not missing, f"differentiable ops without a gradient test: {sorted(missing)}"
@@ -238,17 +325,26 @@ def check_op(name, data):
         y = ops.call_op(name, *tensors, **attrs)
     finally:
         ms.set_context(mode=ms.GRAPH_MODE)
-    w = ms.Tensor(rng.uniform(0.5, 1.5, size=y.shape))
+    ys = y if isinstance(y, tuple) else (y,)
+    ws = [ms.Tensor(rng.uniform(0.5, 1.5, size=t.shape)) if t.dtype.is_floating else None
+          for t in ys]
 
     def f(*xs):
-        return (ops.call_op(name, *xs, **attrs) * w).sum()
+        out = ops.call_op(name, *xs, **attrs)
+        if isinstance(out, tuple):
+            total = 0.0
+            for o, wk in zip(out, ws):
+                if wk is not None:
+                    total = total + (o * wk).sum()
+            return total
+        return (out * ws[0]).sum()
 
     del out
     # a cast to a narrower float rounds: its gradient is checked exactly instead
     fd = name != "Cast"
     g = assert_grads_agree(f, tensors, positions, fd=fd, rtol=1e-4, atol=1e-5)
     if not fd:
-        want = w.asnumpy().astype(attrs["dtype"].np).astype(np.float64)
+        want = ws[0].asnumpy().astype(attrs["dtype"].np).astype(np.float64)
         np.testing.assert_array_equal(g[0], np.broadcast_to(want, arrays[0].shape))
 
 
@@ -271,6 +367,22 @@ def test_integer_and_bool_inputs_get_zero_gradients_of_their_dtype():
         np.testing.assert_array_equal(dx.asnumpy(), [4.0, 4.0])
         assert di.dtype == ms.int32 and di.asnumpy().tolist() == [0, 0]
         assert db.dtype == ms.bool_ and db.asnumpy().tolist() == [False, False]
+
+
+def test_dropout_scales_the_gradient_by_the_mask_it_drew():
+    x = T(np.linspace(0.5, 2.0, 12).reshape(3, 4))
+    res = []
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        ms.set_context(mode=mode)
+        ms.set_seed(7)
+        y, g = ms.value_and_grad(lambda v: ops.call_op("Dropout", v, keep_prob=0.6))(x)
+        np.testing.assert_allclose(g.asnumpy(), y[0].asnumpy() / x.asnumpy(), rtol=1e-12)
+        res.append(g.asnumpy())
+    np.testing.assert_array_equal(*res)
+
+
+def T(x, dtype=np.float64):
+    return ms.Tensor(np.asarray(x, dtype=dtype))
 
 
 def test_max_min_tie_rules_follow_mindspore():

@@ -3,7 +3,9 @@ batching and 1-D operands; Softmax and LogSoftmax (MindSpore's SoftmaxGrad and
 LogSoftmaxGrad formulas)."""
 from __future__ import annotations
 
-from ..registry import NOT_DIFFERENTIABLE, set_grad
+import numpy as np
+
+from ..registry import NOT_DIFFERENTIABLE, register_op, set_grad
 from ..types import TensorType
 
 
@@ -82,8 +84,38 @@ def _log_softmax(b, n):
     return [b.sub(g, b.mul(b.apply("Exp", n.y()), s))]
 
 
+def _batch_dot_grads(a, b, g, axes):
+    """The adjoints of BatchDot's operands, by the forward kernel's reshapes."""
+    i, j = axes
+    odt = np.asarray(g).dtype
+    a, b = np.asarray(a, dtype=odt), np.asarray(b, dtype=odt)
+    am, bm = np.moveaxis(a, i, -1), np.moveaxis(b, j, 1)
+    n, c = a.shape[0], a.shape[i]
+    fa, fb = int(np.prod(am.shape[1:-1])), int(np.prod(bm.shape[2:]))
+    a3, b3 = am.reshape(n, fa, c), bm.reshape(n, c, fb)
+    g3 = np.asarray(g, dtype=odt).reshape(n, fa, fb)
+    da = np.matmul(g3, np.swapaxes(b3, -1, -2)).reshape(am.shape)
+    db = np.matmul(np.swapaxes(a3, -1, -2), g3).reshape(bm.shape)
+    return np.moveaxis(da, -1, i), np.moveaxis(db, 1, j)
+
+
+register_op("BatchDotGrad", ("x1", "x2", "g"), {"axes": (1, 1)},
+            infer=lambda ts, attrs: (TensorType(ts[2].dtype, ts[0].shape),
+                                     TensorType(ts[2].dtype, ts[1].shape)),
+            kernel=_batch_dot_grads, exact_dtype=True, family="extern",
+            grad=NOT_DIFFERENTIABLE, doc="the adjoints of BatchDot's two operands")
+
+
+def _batch_dot(b, n):
+    if n.g is None:
+        return [None, None]
+    da, db = b.apply("BatchDotGrad", n.x(0), n.x(1), n.g, axes=n.attrs["axes"])
+    return [b.cast(da, n.in_types[0].dtype) if n.differentiable(0) else None,
+            b.cast(db, n.in_types[1].dtype) if n.differentiable(1) else None]
+
+
 GRADS = {"MatMul": _matmul, "Softmax": _softmax, "LogSoftmax": _log_softmax,
-         "OneHot": NOT_DIFFERENTIABLE}
+         "OneHot": NOT_DIFFERENTIABLE, "BatchDot": _batch_dot}
 
 for _name, _rule in GRADS.items():
     set_grad(_name, _rule)
