@@ -49,6 +49,9 @@ class EagerBuilder(GradBuilder):
     def type(self, v) -> TensorType:
         return array_type(v)
 
+    def known(self, v):
+        return np.asarray(v)
+
 
 class EagerNode(GradNode):
     """A recorded eager op: its saved input and output arrays."""
@@ -65,3 +68,6 @@ class EagerNode(GradNode):
 
     def y(self, i: int = 0):
         return self._outputs[i]
+
+    def same_input(self, i: int, j: int) -> bool:
+        return self._inputs[i] is self._inputs[j]

@@ -17,17 +17,25 @@ def _copy_attrs(attrs):
     return {k: clone_graph(v) if isinstance(v, Graph) else v for k, v in attrs.items()}
 
 
-def inline(dst: Graph, src: Graph, args: Sequence[Value]) -> List[Value]:
+def inline(dst: Graph, src: Graph, args: Sequence[Value], fold=None) -> List[Value]:
     """Copy the nodes of `src` to the end of `dst`, its parameters bound to `args`
     (values of dst); returns the values of src's results in dst. Output types are
-    inferred again, so they follow the arguments' types."""
+    inferred again, so they follow the arguments' types. `fold(op, inputs, attrs)`,
+    if given, may return the value of a node as an array: it becomes a Const."""
     if len(args) != len(src.params):
         raise ValueError(f"inline: graph '{src.name}' takes {len(src.params)} values, "
                          f"got {len(args)}")
     env = {id(p): a for p, a in zip(src.params, args)}
     for node in src.nodes:
-        new = dst.add_node(node.op, [env[id(v)] for v in node.inputs], _copy_attrs(node.attrs),
-                           loc=node.loc, names=[o.name for o in node.outputs])
+        inputs = [env[id(v)] for v in node.inputs]
+        value = fold(node.op, inputs, node.attrs) if fold is not None and \
+            len(node.outputs) == 1 and node.op != "Const" else None
+        if value is not None:
+            value.flags.writeable = False
+            new = dst.add_node("Const", (), {"value": value}, loc=node.loc)
+        else:
+            new = dst.add_node(node.op, inputs, _copy_attrs(node.attrs), loc=node.loc,
+                               names=[o.name for o in node.outputs])
         for o, n in zip(node.outputs, new.outputs):
             env[id(o)] = n
     return [env[id(r)] for r in src.results]
@@ -51,3 +59,46 @@ def placeholder(graph: Graph, t: TensorType) -> Value:
     if t.shape is None or t.shape == ():
         return v
     return graph.apply("BroadcastTo", v, shape=tuple(0 if d is None else d for d in t.shape))
+
+
+def eliminate_dead_nodes(graph: Graph) -> Graph:
+    """Remove the nodes of graph (and of its subgraphs) whose outputs nothing reads,
+    keeping every op run for its effect (printing, checks, random draws) and the
+    If and Loop nodes that contain one. Returns graph."""
+    from ..ir.defs.effects import EFFECT_OPS
+
+    def has_effect(node) -> bool:
+        if node.op in EFFECT_OPS:
+            return True
+        return any(n.op in EFFECT_OPS for sub in node.subgraphs() for n in sub.walk())
+
+    def sweep(g: Graph) -> None:
+        live = {id(r) for r in g.results}
+        kept = []
+        for node in reversed(g.nodes):
+            if has_effect(node) or any(id(o) in live for o in node.outputs):
+                kept.append(node)
+                live.update(id(v) for v in node.inputs)
+                for sub in node.subgraphs():
+                    sweep(sub)
+        kept.reverse()
+        if len(kept) != len(g.nodes):
+            gone = {id(n) for n in g.nodes} - {id(n) for n in kept}
+            g.nodes[:] = kept
+            for node in kept:
+                for v in node.inputs:
+                    _drop_users(v, gone)
+            for p in g.params:
+                _drop_users(p, gone)
+
+    sweep(graph)
+    return graph
+
+
+def _drop_users(v: Value, gone) -> None:
+    users = v.users
+    if isinstance(users, dict):
+        for k in [k for k in users if id(k) in gone]:
+            del users[k]
+    else:
+        v.users = [u for u in users if id(u) not in gone]

@@ -22,15 +22,36 @@ from ..ir.grad import GradBuilder, GradNode
 from ..ir.graph import Graph, Node, Value
 from ..ir.registry import NOT_DIFFERENTIABLE, get_op
 from ..ir.types import TensorType, is_static
+from ..ir.defs.effects import EFFECT_OPS
 from .activity import Activity
+from .eager import EagerBuilder
 from .graphs import clone_graph
 from .tape import missing_gradient
 
-__all__ = ["Linearized", "linearize", "GraphBuilder", "CONTROL"]
+__all__ = ["Linearized", "linearize", "GraphBuilder", "CONTROL", "fold_constants"]
+
+_EAGER = EagerBuilder()
+_NEVER_FOLD = frozenset({"If", "Loop"}) | EFFECT_OPS
 
 # op name -> (forward(lin, node, pos) -> piece, backward(lin, node, piece, gs)): how If
 # and Loop split (graphjit.autodiff.control fills it in)
 CONTROL: Dict[str, tuple] = {}
+
+
+def fold_constants(op: str, inputs, attrs) -> Optional[np.ndarray]:
+    """The value of op over constant inputs when it is small (16 elements at most),
+    computed now by the kernel eager mode runs (so it is the value a node would
+    compute); None if the inputs are not all constants or the result is large."""
+    if not inputs or op in _NEVER_FOLD or not all(
+            v.producer is not None and v.producer.op == "Const" for v in inputs):
+        return None
+    opdef = get_op(op)
+    attrs = opdef.normalize_attrs(dict(attrs))
+    arrays = [v.producer.attrs["value"] for v in inputs]
+    types = opdef.infer_types([v.type for v in inputs], attrs, arrays)
+    if len(types) != 1 or not is_static(types[0].shape) or int(np.prod(types[0].shape)) > 16:
+        return None
+    return np.asarray(_EAGER.apply(op, *arrays, **attrs), dtype=types[0].dtype.np)
 
 
 class GraphBuilder(GradBuilder):
@@ -42,8 +63,15 @@ class GraphBuilder(GradBuilder):
         self._consts: Dict[tuple, Value] = {}
 
     def apply(self, op: str, *inputs, **attrs):
+        folded = self._fold(op, inputs, attrs)
+        if folded is not None:
+            return folded
         node = self.graph.add_node(op, inputs, attrs, loc=self.loc)
         return node.outputs[0] if len(node.outputs) == 1 else node.outputs
+
+    def _fold(self, op, inputs, attrs):
+        out = fold_constants(op, inputs, attrs)
+        return None if out is None else self.const(out)
 
     def const(self, value) -> Value:
         arr = np.array(value)
@@ -62,6 +90,10 @@ class GraphBuilder(GradBuilder):
     def type(self, v: Value) -> TensorType:
         return v.type
 
+    def known(self, v: Value):
+        p = v.producer
+        return p.attrs["value"] if p is not None and p.op == "Const" else None
+
 
 class _Node(GradNode):
     """A forward node as a rule sees it: inputs and outputs captured on demand."""
@@ -77,6 +109,9 @@ class _Node(GradNode):
 
     def y(self, i: int = 0):
         return self.lin.read(self.node.outputs[i])
+
+    def same_input(self, i: int, j: int) -> bool:
+        return self.node.inputs[i] is self.node.inputs[j]
 
 
 class Linearized:

@@ -18,13 +18,26 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence, Union
 
+import numpy as np
+
 from ..ir.graph import Graph, Value
 from .activity import Activity
-from .graphs import inline
-from .linearize import linearize
+from .graphs import eliminate_dead_nodes, inline
+from .linearize import fold_constants, linearize
 from . import control  # noqa: F401  (registers how If and Loop split)
 
 __all__ = ["grad_graph"]
+
+
+def _ones(graph: Graph, v: Value) -> Value:
+    """The default sensitivity of a result: ones of its type (a constant when small)."""
+    t = v.type
+    if t.shape is not None and all(d is not None for d in t.shape) and \
+            int(np.prod(t.shape)) <= 16:
+        arr = np.ones(t.shape, dtype=t.dtype.np)
+        arr.flags.writeable = False
+        return graph.apply("Const", value=arr)
+    return graph.apply("OnesLike", v)
 
 
 def grad_graph(graph: Graph, wrt: Sequence[Union[int, Value]],
@@ -84,10 +97,9 @@ def grad_graph(graph: Graph, wrt: Sequence[Union[int, Value]],
         elif kind == "result":
             args.append(residuals[k])
         elif kind == "g":
-            args.append(sens_params[k] if sens == "param" else
-                        out.apply("OnesLike", results[k]))
+            args.append(sens_params[k] if sens == "param" else _ones(out, results[k]))
         else:   # pragma: no cover - the top level threads nothing
             raise AssertionError(kind)
-    grads = inline(out, lin.bwd, args)
+    grads = inline(out, lin.bwd, args, fold=fold_constants)
     out.set_results((list(results) if keep_results else []) + list(grads))
-    return out
+    return eliminate_dead_nodes(out)

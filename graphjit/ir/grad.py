@@ -48,6 +48,10 @@ class GradBuilder:
     def type(self, v) -> TensorType:
         raise NotImplementedError
 
+    def known(self, v) -> Optional[np.ndarray]:
+        """v's value if it is known now (a constant; in eager mode, every value)."""
+        raise NotImplementedError
+
     # -- helpers over apply ------------------------------------------------------------
     def scalar(self, x, dtype):
         return self.const(np.asarray(x, dtype=dt.as_dtype(dtype).np))
@@ -133,6 +137,10 @@ class GradNode:
         raise NotImplementedError
 
     def y(self, i: int = 0):
+        raise NotImplementedError
+
+    def same_input(self, i: int, j: int) -> bool:
+        """Whether inputs i and j are one value (x * x)."""
         raise NotImplementedError
 
     # -- shaping adjoints to inputs --------------------------------------------------------

@@ -325,8 +325,12 @@ class _AllInputs(GradFunction):
 
     def bind_positions(self, args, kwargs=None):
         n = len(args) - (1 if self.sens_param and "sens" not in (kwargs or {}) else 0)
-        return GradFunction(self.fn, tuple(range(n)), self.weights,
-                            sens_param=self.sens_param)
+        bound = self.__dict__.setdefault("_bound", {})
+        gf = bound.get(n)
+        if gf is None:
+            gf = bound[n] = GradFunction(self.fn, tuple(range(n)), self.weights,
+                                         sens_param=self.sens_param)
+        return gf
 
     def __call__(self, *args, **kwargs):
         return self.bind_positions(args, kwargs)(*args, **kwargs)

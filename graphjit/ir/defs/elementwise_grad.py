@@ -27,6 +27,10 @@ def _sub(b, n):
 
 def _mul(b, n):
     g = n.g
+    if n.same_input(0, 1):          # x * x: 2 x g, one adjoint for the one value
+        if not n.differentiable(0):
+            return [None, None]
+        return [n.like(b.mul(b.mul(g, n.x(0)), _one(b, n, 2)), 0), None]
     dx = b.mul(g, n.x(1)) if n.differentiable(0) else None
     dy = b.mul(n.x(0), g) if n.differentiable(1) else None
     return [n.like(dx, 0), n.like(dy, 1)]
@@ -57,7 +61,14 @@ def _pow(b, n):
     dx = dp = None
     if n.differentiable(0):
         pm1 = b.sub(p, b.scalar(1, b.type(p).dtype))
-        dx = b.mul(b.mul(p, b.apply("Pow", x, pm1)), g)
+        # a constant exponent 2 or 1: pow(x, 1) is x and pow(x, 0) is 1, exactly
+        k = b.known(pm1)
+        if k is not None and k.size == 1 and float(k) == 1.0:
+            dx = b.mul(b.mul(p, x), g)
+        elif k is not None and k.size == 1 and float(k) == 0.0:
+            dx = b.mul(p, g)
+        else:
+            dx = b.mul(b.mul(p, b.apply("Pow", x, pm1)), g)
     if n.differentiable(1):
         xt = b.type(x)
         safe = b.select(b.apply("Less", x, b.scalar(0, xt.dtype)), b.scalar(1, xt.dtype), x)

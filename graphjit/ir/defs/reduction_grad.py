@@ -54,7 +54,7 @@ def _count(b, n):
 def _mean(b, n):
     if not n.differentiable(0):
         return [None]
-    return [b.cast(b.div(_unreduce(b, n, n.g), _count(b, n)), n.in_types[0].dtype)]
+    return [b.cast(_unreduce(b, n, b.div(n.g, _count(b, n))), n.in_types[0].dtype)]
 
 
 def _extremum(b, n):
