@@ -129,6 +129,17 @@ def rnn_numpy(w, u, b, limit):
     return step
 
 
+def _steps(xs, h, params, limit):
+    w, u, b = params
+    total = 0.0
+    for n, x in enumerate(xs, 1):
+        h = np.tanh(h @ w + x @ u + b)
+        total += (h * h).sum()
+        if total > limit:
+            return n
+    return len(xs)
+
+
 # -- running ----------------------------------------------------------------------------------------
 def _check(name, got, want, rtol):
     loss, grads = got
@@ -161,23 +172,27 @@ def main():
     ms.set_seed(0)
     rows = []
 
-    mlp = MLP(32, 64, 10)
-    x = ms.Tensor(rng.normal(size=(64, 32)).astype(np.float32))
-    y = ms.Tensor(rng.normal(size=(64, 10)).astype(np.float32))
-    p = [q.asnumpy() for q in mlp.trainable_params()]
-    rows.append(("MLP 64x32-64-10, MSE", bench("mlp", mlp, mlp_numpy(*p), [x, y],
-                                               opts.quick)))
+    for b, i, h, o in ((64, 32, 64, 10), (256, 128, 256, 10)):
+        mlp = MLP(i, h, o)
+        x = ms.Tensor(rng.normal(size=(b, i)).astype(np.float32))
+        y = ms.Tensor(rng.normal(size=(b, o)).astype(np.float32))
+        p = [q.asnumpy() for q in mlp.trainable_params()]
+        rows.append((f"MLP {b}x{i}-{h}-{o}, MSE", bench("mlp", mlp, mlp_numpy(*p), [x, y],
+                                                         opts.quick)))
 
-    rnn = EarlyStopRNN(8, 32, limit=6000.0)
-    xs = ms.Tensor(rng.normal(size=(40, 16, 8)).astype(np.float32))
-    h0 = ms.Tensor(np.zeros((16, 32), np.float32))
-    p = [q.asnumpy() for q in rnn.trainable_params()]
-    rows.append(("RNN 16x8-32, 40 rows, stops at 26",
-                 bench("rnn", rnn, rnn_numpy(*p, 6000.0), [xs, h0], opts.quick)))
+    for b, h in ((16, 32), (64, 128)):
+        limit = 6000.0 * b * h / (16 * 32)
+        rnn = EarlyStopRNN(8, h, limit=limit)
+        xs = ms.Tensor(rng.normal(size=(40, b, 8)).astype(np.float32))
+        h0 = ms.Tensor(np.zeros((b, h), np.float32))
+        p = [q.asnumpy() for q in rnn.trainable_params()]
+        steps = _steps(xs.asnumpy(), h0.asnumpy(), p, limit)
+        rows.append((f"RNN {b}x8-{h}, 40 rows, stops at {steps}",
+                     bench("rnn", rnn, rnn_numpy(*p, limit), [xs, h0], opts.quick)))
 
-    print(f"{'one gradient step':40s} {'numpy':>10s} {'graph':>8s} {'pynative':>9s}")
+    print(f"{'one gradient step':42s} {'numpy':>10s} {'graph':>8s} {'pynative':>9s}")
     for label, r in rows:
-        print(f"{label:40s} {r['numpy'] * 1e6:8.1f}us {r['graph'] / r['numpy']:7.2f}x "
+        print(f"{label:42s} {r['numpy'] * 1e6:8.1f}us {r['graph'] / r['numpy']:7.2f}x "
               f"{r['pynative'] / r['numpy']:8.2f}x")
 
 

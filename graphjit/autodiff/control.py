@@ -179,7 +179,8 @@ def loop_forward(lin, node, pos) -> _LoopPiece:
                 hint="append one item per iteration and stack the list (ops.stack)")
     sources = sorted(set(carried) | set(accs) | set(sl))
     threaded = [sources.index(bp) for bp in accs]
-    lb = linearize(body, act, [body.params[bp] for bp in sources], r_g, threaded)
+    lb = linearize(body, act, [body.params[bp] for bp in sources], r_g, threaded,
+                   remat=True)
 
     # the forward body: the original results, an iteration counter, the residual stacks
     n_res, n_par = len(body.results), len(body.params)
@@ -192,11 +193,15 @@ def loop_forward(lin, node, pos) -> _LoopPiece:
     saves, stack_of, saved = [], {}, []
     for role in lb.roles:
         kind, k = role
-        if kind == "result" or (kind == "param" and k not in inv):
+        if kind == "param" and k in sliced and _first_axis(node, sliced[k]):
+            # a slice of an input: read back from the input itself, no copy saved
+            stack_of[role] = len(saves)
+            saves.append((body.params[k].type, None, sliced[k][0]))
+        elif kind == "result" or (kind == "param" and k not in inv):
             v = extra[k] if kind == "result" else ps[k]
             stack_of[role] = len(saves)
             saved.extend(_save(nb, v, node))
-            saves.append((v.type, len(saved)))
+            saves.append((v.type, len(saved), None))
     nb.set_results(vals[:n_res] + [nb.apply("Add", count, one)] + saved)
     attrs = {"body": nb,
              "input_map": tuple(a["input_map"]) + ((len(node.inputs), n_par, None),),
@@ -216,9 +221,16 @@ def loop_forward(lin, node, pos) -> _LoopPiece:
     p.last_outs, p.concat_outs, p.r_g, p.sources = last_outs, concat_outs, r_g, sources
     p.stack_of, p.count = stack_of, new.outputs[len(node.outputs)]
     outs = new.outputs[len(node.outputs) + 1:]
-    p.saves = [(t, outs[start - (1 if _static(t) else 2):start]) for t, start in saves]
+    p.saves = [(t, outs[start - (1 if _static(t) else 2):start] if li is None else li)
+               for t, start, li in saves]
     p.roles = (back, back_param, init, sliced, inv)
     return p
+
+
+def _first_axis(node, slicing) -> bool:
+    li, axis = slicing
+    rank = node.inputs[li].type.rank
+    return axis == 0 or (rank is not None and axis % rank == 0)
 
 
 def _static(t) -> bool:
@@ -263,7 +275,13 @@ def loop_backward(lin, node, p: _LoopPiece, gs) -> None:
         carried.append(gs[k] if gs[k] is not None else lin.zeros_of(node.outputs[k]))
     rev = encode_index((_REVERSE,))
     xs, flats, offsets = [], [], []
+    n_iter = lin.capture(p.count)
     for t, outs in p.saves:
+        if isinstance(outs, int):      # the slices of a Loop input that the loop reached
+            reached = b.apply("SliceRows", lin.read(node.inputs[outs]),
+                              b.scalar(0, dt.int64), n_iter)
+            xs.append((b.apply("Index", reached, index=rev), 0))
+            continue
         xs.append((b.apply("Index", lin.capture(outs[-1]), index=rev), 0))
         if len(outs) == 2:      # a flat save: read back from the end, one piece per step
             flat = lin.capture(outs[0])
@@ -284,6 +302,9 @@ def loop_backward(lin, node, p: _LoopPiece, gs) -> None:
         offs, flat_ps = list(cs[n_c + n_a + n_s:]), ivs[len(inv_roles):]
         saved, next_offs = [], []
         for (t, outs), s in zip(p.saves, ss[:n_saves]):
+            if isinstance(outs, int):      # a slice as the forward Loop saw it
+                saved.append(s)
+                continue
             s = bb.apply("Squeeze", s, axis=0)
             if len(outs) == 1:
                 saved.append(s)
@@ -325,7 +346,7 @@ def loop_backward(lin, node, p: _LoopPiece, gs) -> None:
             [bb.apply("ZerosLike", s) for s in seeds] + next_offs
         return True, nxt, [(adj[bp], sliced[bp][1]) for bp in p.sl]
 
-    res = build_loop(b.graph, step, trip_count=lin.capture(p.count), condition=True,
+    res = build_loop(b.graph, step, trip_count=n_iter, condition=True,
                      carried=carried, sliced=xs, invariant=invariant, iteration_type=None,
                      name=f"{body.name}_grad", loc=node.loc)
     finals, stacked = res[:len(carried)], res[len(carried):]   # offsets end at 0

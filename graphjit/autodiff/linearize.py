@@ -31,6 +31,9 @@ from .tape import missing_gradient
 __all__ = ["Linearized", "linearize", "GraphBuilder", "CONTROL", "fold_constants"]
 
 _EAGER = EagerBuilder()
+# ops recomputed rather than saved per Loop iteration (views of their one input)
+_VIEWS = frozenset({"Squeeze", "ExpandDims", "Reshape", "Flatten", "Transpose", "Identity",
+                    "Index", "Cast"})
 _NEVER_FOLD = frozenset({"If", "Loop"}) | EFFECT_OPS
 
 # op name -> (forward(lin, node, pos) -> piece, backward(lin, node, piece, gs)): how If
@@ -127,7 +130,8 @@ class Linearized:
 
 
 def linearize(src: Graph, act: Activity, sources: Sequence[Value],
-              useful_results: Sequence[int], threaded: Sequence[int] = ()) -> Linearized:
+              useful_results: Sequence[int], threaded: Sequence[int] = (),
+              remat: bool = False) -> Linearized:
     """Split `src` (see the module docstring).
 
     Args:
@@ -140,11 +144,15 @@ def linearize(src: Graph, act: Activity, sources: Sequence[Value],
             parameter each).
         threaded: indices into `sources` whose adjoint gathered so far is passed in
             (an "a_in" parameter each); bwd adds to it.
+        remat: recompute views (Squeeze, ExpandDims, Reshape...) of the values bwd
+            reads instead of saving them (a Loop body saves each residual per
+            iteration, so a view of a parameter costs less recomputed).
 
     Raises:
         MissingGradientError: a gradient flows through an op that declares none.
     """
     lin = _Linearizer(src, act, list(sources), list(useful_results), set(threaded))
+    lin.remat = remat
     lin.forward()
     lin.backward()
     return Linearized(lin.fwd, lin.bwd, len(src.results), lin.residuals, lin.roles,
@@ -167,6 +175,7 @@ class _Linearizer:
         self.adj: Dict[int, Value] = {}
         self.pieces: Dict[int, object] = {}
         self.last_use: Dict[int, float] = {}
+        self.remat = False
 
     # -- reading forward values in the backward program ---------------------------------------
     def capture(self, fv: Value) -> Value:
@@ -177,6 +186,9 @@ class _Linearizer:
         p = fv.producer
         if p is not None and p.op == "Const":
             v = self.b.const(p.attrs["value"])
+        elif self.remat and p is not None and p.op in _VIEWS and len(p.inputs) == 1:
+            v = self.bwd.add_node(p.op, [self.capture(p.inputs[0])], p.attrs,
+                                  loc=p.loc).outputs[0]
         elif p is None:
             v = self.bwd.add_param(fv.type, fv.name)
             self.roles.append(("param", fv.index))
