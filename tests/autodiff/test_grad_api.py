@@ -316,3 +316,16 @@ def test_pynative_item_assignment_and_bool_mask_reads_are_recorded():
     g = ms.grad(fn)(x)
     # y = [x1*x2, x1, x2]; y > 0.5 everywhere here: total = 2 * (x1 x2 + x1 + x2)
     np.testing.assert_allclose(g.asnumpy(), [0.0, 2 * (3.0 + 1.0), 2 * (2.0 + 1.0)])
+
+
+def test_pynative_item_assignment_with_array_indices():
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+
+    def fn(x):
+        y = x * 1.0
+        y[[0, 2]] = y[[1, 1]] * 3.0
+        y[ms.Tensor(np.array([True, False, False, True]))] = 0.5 * x[0]
+        return (y * y).sum()
+    x = T([1.0, 2.0, 3.0, 4.0])
+    # y = [3 x1, x1, 3 x1, x3], then y[0] = y[3] = x0 / 2: total = x0^2 / 2 + 10 x1^2
+    np.testing.assert_allclose(ms.grad(fn)(x).asnumpy(), [1.0, 40.0, 0.0, 0.0])

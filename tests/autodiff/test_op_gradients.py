@@ -265,7 +265,27 @@ def _batch_dot(data, rng):
     return [_vals(rng, tuple(a)), _vals(rng, tuple(b))], {"axes": (ia, jb)}
 
 
+def _advanced_key(data, rng, shape):
+    n = shape[0]
+    if data.draw(st.booleans()):
+        return (rng.random(n) < 0.5,)
+    return (rng.permutation(n)[:data.draw(st.integers(1, n))],)
+
+
+def _index_take(data, rng):
+    shape = data.draw(ND_SHAPES)
+    return [_vals(rng, shape)], {"key": _advanced_key(data, rng, shape)}
+
+
+def _index_put(data, rng):
+    shape = data.draw(ND_SHAPES)
+    key = _advanced_key(data, rng, shape)
+    sub = np.empty(shape)[key].shape
+    return [_vals(rng, shape), _vals(rng, sub)], {"key": key}
+
+
 CASES = {
+    "IndexTake": _index_take, "IndexPut": _index_put,
     "Conv2D": _conv, "MaxPool": _pool(False), "AvgPool": _pool(True),
     "BatchNorm": _batch_norm, "LayerNorm": _layer_norm, "Sort": _sort(False),
     "TopK": _sort(True), "GatherD": _gather_d, "BatchDot": _batch_dot,

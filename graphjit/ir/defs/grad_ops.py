@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import NOT_DIFFERENTIABLE, REQUIRED, register_op
+from ..registry import NOT_DIFFERENTIABLE, REQUIRED, register_op, set_grad
 from ..types import TensorType
 from .common import norm_axis
 
@@ -221,3 +221,76 @@ register_op("ReshapeDynamic", ("x", "shape"), {"shape_hint": None},
             exact_dtype=True, family="extern", grad=NOT_DIFFERENTIABLE,
             doc="x in the shape a 1-D int tensor holds; shape_hint is the static shape "
                 "(None for dims known only at run time)")
+
+
+# -- item assignment with array indices (recorded by the PYNATIVE tape only) ---------------
+def _advanced_key(key):
+    """A stored advanced index back as numpy's: ('slice', a, b, c) entries become slices,
+    '...' Ellipsis; ints, None and integer or bool arrays stay."""
+    out = []
+    for k in key:
+        if isinstance(k, tuple):
+            out.append(slice(*k[1:]))
+        elif isinstance(k, str):
+            out.append(Ellipsis)
+        else:
+            out.append(k)
+    return tuple(out)
+
+
+def _index_take_infer(ts, attrs):
+    (x,) = ts
+    if x.shape is None or any(d is None for d in x.shape):
+        return TensorType(x.dtype, None)
+    return TensorType(x.dtype, np.empty(x.shape, dtype=np.bool_)[_advanced_key(attrs["key"])]
+                      .shape)
+
+
+def _index_put(x, v, key):
+    y = np.array(x, copy=True)
+    y[_advanced_key(key)] = np.asarray(v).astype(y.dtype, copy=False)
+    return y
+
+
+register_op("IndexTake", ("x",), {"key": REQUIRED}, infer=_index_take_infer,
+            kernel=lambda x, key: np.asarray(x)[_advanced_key(key)], exact_dtype=True,
+            family="extern", doc="x[key] with numpy's advanced indexing (integer and bool "
+                                 "arrays); eager mode's record of such a read")
+register_op("IndexPut", ("x", "value"), {"key": REQUIRED},
+            infer=lambda ts, attrs: ts[0], kernel=_index_put, exact_dtype=True,
+            family="extern", doc="a copy of x with x[key] = value, key a numpy advanced index; "
+                                 "eager mode's record of such an item assignment")
+
+
+def _index_take(b, n):
+    if not n.differentiable(0):
+        return [None]
+    zeros = n.zeros_like_input(0, b.type(n.g).dtype)
+    return [b.apply("IndexAddAt", zeros, n.g, key=n.attrs["key"])]
+
+
+def _index_add_at(x, v, key):
+    y = np.array(x, copy=True)
+    np.add.at(y, _advanced_key(key), np.asarray(v).astype(y.dtype, copy=False))
+    return y
+
+
+register_op("IndexAddAt", ("x", "value"), {"key": REQUIRED},
+            infer=lambda ts, attrs: ts[0], kernel=_index_add_at, exact_dtype=True,
+            family="extern", grad=NOT_DIFFERENTIABLE,
+            doc="a copy of x with value added at key (indices picked twice get both): the "
+                "adjoint of IndexTake")
+
+
+def _index_put_grad(b, n):
+    g, key = n.g, n.attrs["key"]
+    dx = dv = None
+    if n.differentiable(0):
+        dx = b.apply("IndexPut", g, b.scalar(0, b.type(g).dtype), key=key)
+    if n.differentiable(1):
+        dv = n.like(b.apply("IndexTake", g, key=key), 1)
+    return [dx, dv]
+
+
+set_grad("IndexTake", _index_take)
+set_grad("IndexPut", _index_put_grad)
