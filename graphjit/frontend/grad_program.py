@@ -117,6 +117,7 @@ def build_grad_program(compiler: Compiler, build, gf: GradFunction, args, kwargs
         w_params.append(len(graph.params) - 1)
     unguarded = compiler.unguarded
     compiler.unguarded = unguarded | {id(w) for w in weights}
+    compiler.grad_depth = getattr(compiler, "grad_depth", 0) + 1
     try:
         with ctx:
             out = build(fn, gargs, gkwargs, self_obj)
@@ -128,6 +129,7 @@ def build_grad_program(compiler: Compiler, build, gf: GradFunction, args, kwargs
             graph.set_results(results)
     finally:
         compiler.unguarded = unguarded
+        compiler.grad_depth -= 1
     verify(graph)
     offsets = np.cumsum([0] + counts)
     wrt = [j for p in gf.positions or () for j in range(offsets[p], offsets[p + 1])]
@@ -171,6 +173,11 @@ def _map_tensors(x, fn):
 def call_grad_inline(b, gf: GradFunction, args, kwargs, node):
     """A GradFunction called from the function being built: its gradient graph is built
     from fn's source and inlined into the graph being built."""
+    if getattr(b.c, "grad_depth", 0):
+        raise UnsupportedSyntaxError(
+            "a gradient taken inside a function being differentiated (a higher-order "
+            "gradient), which graphjit does not support", loc=b.loc(node),
+            hint="differentiate once; compute the inner gradient outside the function")
     if isinstance(gf, _AllInputs):
         gf = gf.bind_positions(args, kwargs)
     args, kwargs, sens = gf.split_sens(args, kwargs)

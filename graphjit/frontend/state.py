@@ -32,6 +32,7 @@ class Compiler:
         self.param_source: Dict[int, Any] = {}  # id(subgraph param) -> outer Value
         self.external: Dict[int, Any] = {}      # containers that outlive the call, by id
         self.unguarded: set = set()             # ids of tensors the graph takes as inputs
+        self.grad_depth = 0                     # gradient programs being built around
 
     def note_external(self, value):
         if type(value) in (list, dict, set) or isinstance(value, Tensor):

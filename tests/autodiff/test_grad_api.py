@@ -329,3 +329,17 @@ def test_pynative_item_assignment_with_array_indices():
     x = T([1.0, 2.0, 3.0, 4.0])
     # y = [3 x1, x1, 3 x1, x3], then y[0] = y[3] = x0 / 2: total = x0^2 / 2 + 10 x1^2
     np.testing.assert_allclose(ms.grad(fn)(x).asnumpy(), [1.0, 40.0, 0.0, 0.0])
+
+
+@pytest.mark.parametrize("mode", BOTH)
+def test_higher_order_gradients_are_refused(mode):
+    ms.set_context(mode=mode)
+
+    def inner(x):
+        return (x * x * x).sum()
+
+    def outer(x):
+        return ms.grad(inner)(x).sum()
+    with pytest.raises((NotImplementedError, ms.UnsupportedSyntaxError),
+                       match="higher-order"):
+        ms.grad(outer)(T([1.0, 2.0]))
