@@ -189,10 +189,12 @@ def call_grad_inline(b, gf: GradFunction, args, kwargs, node):
         [t.type for t in sens_leaves])
     inputs = [outer.value_of(x) for x in prog.leaves]
     for w in gf.weights or ():
-        # the weight enters this graph as it is read here (a constant until Parameters
-        # are graph state): rebuild when it gets new data
-        b.c.guard_attr(w, "_data", w._data)
-        inputs.append(outer.value_of(w))
+        v = outer.value_of(w)
+        if v.producer is not None and v.producer.op == "Const":
+            # the weight is baked into this graph as a constant: rebuild when it gets new
+            # data (a weight the graph reads when it runs needs no guard)
+            b.c.guard_attr(w, "_data", w._data)
+        inputs.append(v)
     for i in prog.sens_at:
         v = outer.value_of(sens_leaves[i])
         want = prog.graph.params[len(inputs)].type.dtype
