@@ -23,23 +23,43 @@ def array_type(a) -> TensorType:
     return TensorType(from_numpy(a.dtype), a.shape)
 
 
+# (op, input types, attrs) -> (kernel, number of outputs): kernels are chosen once per
+# signature, as a compiled graph chooses them once
+_KERNELS: Dict[tuple, tuple] = {}
+_MAX_KERNELS = 4096
+
+
+def _key(op, in_types, attrs):
+    try:
+        key = (op, tuple(in_types), tuple(sorted(attrs.items())))
+        hash(key)
+        return key
+    except TypeError:           # an attribute that is an array: no caching
+        return None
+
+
 class EagerBuilder(GradBuilder):
     """Runs each op at once on numpy arrays."""
 
-    def __init__(self):
-        self._kernels: Dict[tuple, tuple] = {}
-
     def apply(self, op: str, *inputs, **attrs):
         arrays = [np.asarray(x) for x in inputs]
-        opdef = get_op(op)
-        attrs = opdef.normalize_attrs(attrs)
         in_types = [array_type(a) for a in arrays]
-        out_types = opdef.infer_types(in_types, attrs,
-                                      arrays if opdef.infer_takes_consts else None)
-        kernel = opdef.make_kernel(in_types, out_types, attrs)
+        key = _key(op, in_types, attrs)
+        hit = _KERNELS.get(key) if key is not None else None
+        if hit is None:
+            opdef = get_op(op)
+            norm = opdef.normalize_attrs(attrs)
+            out_types = opdef.infer_types(in_types, norm,
+                                          arrays if opdef.infer_takes_consts else None)
+            hit = (opdef.make_kernel(in_types, out_types, norm), len(out_types))
+            if key is not None and not opdef.infer_takes_consts:
+                if len(_KERNELS) >= _MAX_KERNELS:
+                    _KERNELS.clear()
+                _KERNELS[key] = hit
+        kernel, n_out = hit
         with np.errstate(all="ignore"):
             out = kernel(*arrays)
-        if len(out_types) == 1:
+        if n_out == 1:
             return np.asarray(out)
         return tuple(np.asarray(o) for o in out)
 
