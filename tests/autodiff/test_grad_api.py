@@ -343,3 +343,12 @@ def test_higher_order_gradients_are_refused(mode):
     with pytest.raises((NotImplementedError, ms.UnsupportedSyntaxError),
                        match="higher-order"):
         ms.grad(outer)(T([1.0, 2.0]))
+
+
+def test_a_compiled_model_inside_a_pynative_gradient_runs_its_source():
+    net = Lin()
+    x = T([[0.1, 0.2], [0.3, -0.4]])
+    model = ms.compile(net, x)
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    g = ms.grad(lambda v: model(v) * 2.0)(x)
+    np.testing.assert_allclose(g.asnumpy(), 2 * ms.grad(net)(x).asnumpy(), rtol=1e-12)
