@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..autodiff import current_tape
 from ..ir import dtypes as dt
 from ..ir.errors import UnsupportedSyntaxError
 from ..tensor import SymbolicTensor, Tensor, TensorLike, current_recorder
@@ -94,7 +95,9 @@ def tuple_to_array(input_x):
     """A 1-D tensor of a tuple of numbers (ints give int64, floats float32)."""
     if not isinstance(input_x, (tuple, list)) or not input_x:
         raise TypeError("tuple_to_array needs a non-empty tuple of numbers")
-    if any(isinstance(v, SymbolicTensor) for v in input_x):
+    tape = current_tape()
+    if any(isinstance(v, SymbolicTensor) or (tape is not None and tape.tracks(v))
+           for v in input_x):
         from .functional import stack
         return stack([to_tensor(v) for v in input_x])
     return Tensor(tuple(input_x))
