@@ -51,6 +51,9 @@ def _sum(b, parts):
 
 # -- If ------------------------------------------------------------------------------------------
 class _IfPiece:
+    """What if_forward built, for if_backward: the new If, the branches' splits, the
+    operands with adjoints and the outputs with adjoints."""
+
     def __init__(self, new, lins, act_ops, useful_outs, threaded, n_out, n_res_then):
         self.new, self.lins, self.act_ops = new, lins, act_ops
         self.useful_outs, self.threaded = useful_outs, threaded
@@ -148,7 +151,9 @@ def if_backward(lin, node, piece: _IfPiece, gs) -> None:
 
 # -- Loop ----------------------------------------------------------------------------------------
 class _LoopPiece:
-    pass
+    """What loop_forward decided and built, for loop_backward: the body's split (lb),
+    which body parameters get carried adjoints, sums (accs) or stacked adjoints (sl),
+    the outputs seeding the backward, and where each saved value is."""
 
 
 def loop_forward(lin, node, pos) -> _LoopPiece:
