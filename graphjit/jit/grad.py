@@ -99,5 +99,5 @@ def _run(gf, entry, args, arrays, sens):
     outs = entry.plan(*arrays)
     prog = entry.template
     n = prog.n_results
-    return assemble(gf, args, prog, outs[:n], [Tensor._wrap(np.asarray(o)) for o in outs[n:]],
-                    _fill)
+    wrap = Tensor._wrap
+    return assemble(gf, args, prog, outs[:n], [wrap(o) for o in outs[n:]], _fill)

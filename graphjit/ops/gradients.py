@@ -98,7 +98,7 @@ class GradFunction:
     # -- calling ------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
         try:
-            if any(isinstance(t, SymbolicTensor) for t in tensor_leaves((args, kwargs))):
+            if _has_graph_value(args) or (kwargs and _has_graph_value(kwargs.values())):
                 raise TypeError("a gradient function got graph values outside the graph "
                                 "builder; call it from the construct being compiled")
             if get_context("mode") == GRAPH_MODE:
@@ -180,6 +180,19 @@ class GradFunction:
         pos_grads = [map_leaves(args[p], lambda t: next(it)) for p in self.positions or ()]
         weight_grads = [next(it) for _ in weights]
         return self.assemble(args, pos_grads, weight_grads, out, aux)
+
+
+def _has_graph_value(items) -> bool:
+    for a in items:
+        if type(a) is Tensor:
+            continue
+        if isinstance(a, SymbolicTensor):
+            return True
+        if isinstance(a, (tuple, list)) and _has_graph_value(a):
+            return True
+        if isinstance(a, dict) and _has_graph_value(a.values()):
+            return True
+    return False
 
 
 def _seeds(diff, sens):
