@@ -301,5 +301,9 @@ if __name__ == "__main__":      # more seeds by hand: first, last (and "2" for f
     check = check_fuzz2 if sys.argv[3:] == ["2"] else check_fuzz
     with tempfile.TemporaryDirectory() as tmp:
         for s in range(lo, hi):
-            check(s, tmp)
+            try:
+                check(s, tmp)
+            except AssertionError:
+                print(f"seed {s} failed")
+                raise
         print(f"seeds {lo}..{hi - 1}: gradients agree")
