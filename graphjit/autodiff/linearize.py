@@ -22,7 +22,6 @@ from ..ir.grad import GradBuilder, GradNode
 from ..ir.graph import Graph, Node, Value
 from ..ir.registry import NOT_DIFFERENTIABLE, get_op
 from ..ir.types import TensorType, is_static
-from ..ir.defs.effects import EFFECT_OPS
 from .activity import Activity
 from .eager import EagerBuilder
 from .graphs import clone_graph
@@ -34,7 +33,7 @@ _EAGER = EagerBuilder()
 # ops recomputed rather than saved per Loop iteration (views of their one input)
 _VIEWS = frozenset({"Squeeze", "ExpandDims", "Reshape", "Flatten", "Transpose", "Identity",
                     "Index", "Cast"})
-_NEVER_FOLD = frozenset({"If", "Loop"}) | EFFECT_OPS
+_NEVER_FOLD = frozenset({"If", "Loop"})
 
 # op name -> (forward(lin, node, pos) -> piece, backward(lin, node, piece, gs)): how If
 # and Loop split (graphjit.autodiff.control fills it in)
@@ -49,6 +48,8 @@ def fold_constants(op: str, inputs, attrs) -> Optional[np.ndarray]:
             v.producer is not None and v.producer.op == "Const" for v in inputs):
         return None
     opdef = get_op(op)
+    if opdef.effects is not None:        # runs when the graph runs (a check, a draw)
+        return None
     attrs = opdef.normalize_attrs(dict(attrs))
     arrays = [v.producer.attrs["value"] for v in inputs]
     types = opdef.infer_types([v.type for v in inputs], attrs, arrays)

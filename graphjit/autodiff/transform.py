@@ -22,7 +22,8 @@ import numpy as np
 
 from ..ir.graph import Graph, Value
 from .activity import Activity
-from .graphs import eliminate_dead_nodes, inline
+from ..passes.eliminate_dead_values import eliminate_dead_values
+from .graphs import inline
 from .linearize import fold_constants, linearize
 from . import control  # noqa: F401  (registers how If and Loop split)
 
@@ -102,4 +103,4 @@ def grad_graph(graph: Graph, wrt: Sequence[Union[int, Value]],
             raise AssertionError(kind)
     grads = inline(out, lin.bwd, args, fold=fold_constants)
     out.set_results((list(results) if keep_results else []) + list(grads))
-    return eliminate_dead_nodes(out)
+    return eliminate_dead_values(out)

@@ -16,9 +16,11 @@ from typing import Any, List
 import numpy as np
 
 from ..autodiff import grad_graph, inline
+from ..context import get_context
 from ..ir.errors import UnsupportedSyntaxError
 from ..ir.graph import Graph
 from ..ir.verifier import verify
+from ..passes.pipeline import optimize
 from ..ops.gradients import GradFunction, _AllInputs, tensor_leaves
 from ..tensor import TensorLike, TensorSpec
 from .templates import Out, _param_name, _template
@@ -131,6 +133,10 @@ def build_grad_program(compiler: Compiler, build, gf: GradFunction, args, kwargs
         compiler.unguarded = unguarded
         compiler.grad_depth -= 1
     verify(graph)
+    # the forward graph optimized first: conditions the passes prove constant make the
+    # Loops' iteration counts, and so the types of what they save, known before the
+    # gradient is built around them
+    graph = optimize(graph, get_context("optimize_graphs"), get_context("dump_passes"))
     offsets = np.cumsum([0] + counts)
     wrt = [j for p in gf.positions or () for j in range(offsets[p], offsets[p + 1])]
     wrt += w_params

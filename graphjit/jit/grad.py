@@ -17,6 +17,7 @@ from ..frontend.builder import build_function
 from ..frontend.grad_program import assemble, build_grad_program, target_of
 from ..frontend.state import Compiler
 from ..ir.verifier import verify
+from ..passes.pipeline import optimize
 from ..ops.gradients import GradFunction, _AllInputs, tensor_leaves
 from ..tensor import Tensor
 from .cache import CacheEntry, _arg_names, _cache_for, _fast_key, _fill, _signature, _unwrap
@@ -73,6 +74,8 @@ def call_grad(gf: GradFunction, args, kwargs):
                 compiler, lambda f, a, k, obj: build_function(compiler, f, a, k, self_obj=obj),
                 gf, args, kwargs, [t.type for t in sens_leaves], [t for _, _, t in tensors])
             verify(prog.graph)
+            prog.graph = optimize(prog.graph, get_context("optimize_graphs"),
+                                  get_context("dump_passes"))
             entry = CacheEntry(key, prog.graph, compile_graph(prog.graph), prog,
                                compiler.guards, compiler.records, compiler.warnings,
                                "first call" if not cache.order else "new signature",
