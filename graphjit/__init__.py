@@ -8,7 +8,8 @@ from .ir.dtypes import (DType, bool_, int8, int16, int32, int64, uint8, float16,
                         float64)
 from .ir.errors import (GraphJitError, ShapeJoinError, TypeJoinError, UnsupportedSyntaxError,
                         UndefinedVariableError, ShapeInferenceError, OpNotFoundError,
-                        MissingInferenceError, GraphVerificationError, GraphRuntimeError,
+                        MissingInferenceError, MissingGradientError, GraphVerificationError,
+                        GraphRuntimeError,
                         EquivalenceError, ModelFileError)
 from .context import GRAPH_MODE, PYNATIVE_MODE, set_context, get_context
 from .tensor import Tensor, TensorSpec
@@ -21,6 +22,7 @@ from .train import Model, Callback, LossMonitor, TimeMonitor
 from .common.parameter import ParameterTuple
 ms_function = jit   # MindSpore 1.x name
 from .jit.compiled_model import compile, import_model, CompiledModel, InferRequest
+from .ops.gradients import grad, value_and_grad, GradOperation
 
 dtype = _dtypes
 float_ = float32
@@ -34,4 +36,5 @@ __all__ = ["Tensor", "TensorSpec", "Parameter", "mutable", "GRAPH_MODE", "PYNATI
            "CompiledModel", "InferRequest", "nn", "ops", "set_seed", "get_seed", "bool_",
            "int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64", "ShapeJoinError",
            "TypeJoinError", "UnsupportedSyntaxError", "UndefinedVariableError", "Model",
-           "train", "dataset", "Callback", "LossMonitor", "TimeMonitor", "ParameterTuple"]
+           "train", "dataset", "Callback", "LossMonitor", "TimeMonitor", "ParameterTuple",
+           "grad", "value_and_grad", "GradOperation"]

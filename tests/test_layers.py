@@ -36,6 +36,9 @@ MAY_NOT_IMPORT = {
     # graph-to-graph transforms see graphs only
     "passes": {"frontend", "backend", "jit", "nn", "tensor", "ops", "context", "common",
                "initializer", "model", "parameter", "tracebacks"},
+    # autodiff (the graph transform and the eager tape) stands on ir alone
+    "autodiff": {"tensor", "ops", "nn", "context", "parameter", "frontend", "backend", "jit",
+                 "model", "initializer", "common", "tracebacks"},
 }
 
 

@@ -19,6 +19,8 @@ from ..tensor import Tensor, TensorLike
 from .control_flow import branch
 from .expressions import LocalFunction, Switch
 from .values import DynamicList, GraphTensor, as_graph
+from ..ops.gradients import GradFunction
+from .grad_program import call_grad_inline
 
 __all__ = ["call", "GraphRange", "GraphEnumerate", "GraphZip"]
 
@@ -279,6 +281,8 @@ def call(b, func, args, kwargs, node):
     handler = BUILTINS.get(func) if _hashable(func) else None
     if handler is not None:
         return handler(b, args, kwargs, node)
+    if isinstance(func, GradFunction):
+        return call_grad_inline(b, func, args, kwargs, node)
     if isinstance(func, Switch):
         return _call_switch(b, func, args, kwargs, node)
     jit_target = getattr(type(func), "_graphjit_target", None)

@@ -267,7 +267,10 @@ def materialize(ctx: GraphContext, x, dtype, shape=None):
             v = ctx.graph.add_node("Cast", (v,), {"dtype": dtype}).outputs[0]
         return v
     if isinstance(x, Tensor):
-        return ctx.const(x._need_data().astype(dtype.np))
+        v = ctx.value_of(x)
+        if v.type.dtype is not dtype:
+            v = ctx.graph.add_node("Cast", (v,), {"dtype": dtype}).outputs[0]
+        return v
     return ctx.const(np.asarray(x, dtype=dtype.np))
 
 

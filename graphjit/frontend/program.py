@@ -10,7 +10,8 @@ from ..ir.graph import Graph
 from ..tensor import Tensor, TensorSpec
 from .builder import build_function
 from .state import Compiler
-from .values import DynamicList, GraphContext, GraphTensor
+from .templates import Out, _param_name, _template
+from .values import GraphContext, GraphTensor
 
 __all__ = ["Program", "Out", "build_program"]
 
@@ -28,17 +29,6 @@ class Program:
     # updates (see Compiler.state_sources); the graph then also takes the state token
     # and returns the last one after its results
     state_slots: List[tuple] = field(default_factory=list)
-
-
-class Out:
-    """A place in the returned structure filled by graph result `i`: a tensor, a Python
-    number (`weak`, of dtype kind `kind`), or a list of run-time length (`is_list`:
-    the rows of the result)."""
-
-    __slots__ = ("i", "weak", "kind", "is_list")
-
-    def __init__(self, i, weak, kind, is_list=False):
-        self.i, self.weak, self.kind, self.is_list = i, weak, kind, is_list
 
 
 def build_program(fn, self_obj, args, kwargs, tensors, arg_names, name, *, max_unroll: int,
@@ -87,23 +77,6 @@ def build_program(fn, self_obj, args, kwargs, tensors, arg_names, name, *, max_u
     return Program(graph, template, guards, compiler.records, compiler.warnings, slots)
 
 
-def _template(x, results: list, ctx: GraphContext):
-    if isinstance(x, GraphTensor):
-        results.append(ctx.lift(x.value))
-        return Out(len(results) - 1, x.weak, x.dtype.kind)
-    if isinstance(x, DynamicList):
-        s = x.stacked(0)
-        results.append(ctx.lift(s.value))
-        return Out(len(results) - 1, False, s.dtype.kind, is_list=True)
-    if isinstance(x, tuple):
-        return tuple(_template(v, results, ctx) for v in x)
-    if isinstance(x, list):
-        return [_template(v, results, ctx) for v in x]
-    if isinstance(x, dict):
-        return {k: _template(v, results, ctx) for k, v in x.items()}
-    return x
-
-
 def _to_graph(x, path, tensor_map, graph):
     """x with each tensor leaf replaced by its graph parameter (found by path)."""
     if isinstance(x, Tensor) or isinstance(x, TensorSpec):
@@ -115,10 +88,3 @@ def _to_graph(x, path, tensor_map, graph):
     if isinstance(x, dict):
         return {k: _to_graph(v, f"{path}[{k!r}]", tensor_map, graph) for k, v in x.items()}
     return x
-
-
-def _param_name(path: str) -> str:
-    out = "".join(c if c.isalnum() or c == "_" else "_" for c in path).strip("_")
-    while "__" in out:
-        out = out.replace("__", "_")
-    return out or "arg"

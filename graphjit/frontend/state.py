@@ -37,6 +37,8 @@ class Compiler:
         # ("attr", weakref to owner, name), ("item", weakref to owner, name, index),
         # ("arg", k) (the k-th Parameter argument) or ("object", the Parameter)
         self.state_sources: Dict[int, List[tuple]] = {}
+        self.unguarded: set = set()             # ids of tensors the graph takes as inputs
+        self.grad_depth = 0                     # gradient programs being built around
 
     def note_external(self, value):
         if type(value) in (list, dict, set) or isinstance(value, Tensor):
@@ -86,8 +88,14 @@ class Compiler:
                                                                 type(None))) for v in value)):
             kind, key = "value", value
         elif isinstance(value, Tensor):
-            # the graph holds this tensor's data as a constant: rebuild if either changes
-            kind, key = "tensor", (id(value), id(value._data))
+            if id(value) in self.unguarded:
+                # an input of the graph, read when it runs: new data is fine, another
+                # tensor in its place is not
+                kind, key = "id", id(value)
+            else:
+                # the graph holds this tensor's data as a constant: rebuild if either
+                # changes
+                kind, key = "tensor", (id(value), id(value._data))
         elif isinstance(value, np.ndarray):
             kind, key = "id", id(value)
         else:

@@ -56,6 +56,9 @@ class GraphContext(StateContext, Recorder):
         self.captured: List[Value] = []        # outer values, in param order
         self._consts: Dict[tuple, Value] = {}
         self._init_state(kind or ("root" if parent is None else "branch"))
+        # tensors (Parameters, say) that are inputs of this graph rather than constants:
+        # id(tensor) -> the value standing for it
+        self.bound: Dict[int, Value] = {}
 
     def owns(self, v: Value) -> bool:
         ctx = self
@@ -111,9 +114,15 @@ class GraphContext(StateContext, Recorder):
     def value_of(self, x) -> Value:
         if isinstance(x, GraphTensor):
             return self.lift(x.value)
-        if isinstance(x, Parameter):
-            return self.read_param(x)
         if isinstance(x, Tensor):
+            ctx = self
+            while ctx is not None:     # a weight a gradient program takes as its input
+                v = ctx.bound.get(id(x))
+                if v is not None:
+                    return self.lift(v)
+                ctx = ctx.parent
+            if isinstance(x, Parameter):
+                return self.read_param(x)
             return self.const(x._need_data())
         return self.const(np.asarray(x))
 

@@ -17,10 +17,21 @@ import numpy as np
 from .errors import MissingInferenceError, OpNotFoundError, ShapeInferenceError
 from .types import TensorType
 
-__all__ = ["OpDef", "register_op", "get_op", "has_op", "all_ops", "REQUIRED", "FAMILIES",
-           "EFFECTS"]
+__all__ = ["OpDef", "register_op", "get_op", "has_op", "all_ops", "set_grad", "REQUIRED",
+           "FAMILIES", "EFFECTS", "NOT_DIFFERENTIABLE"]
 
 REQUIRED = object()  # marks an attribute without a default
+
+
+class _NotDifferentiable:
+    """The `grad` of an op whose outputs carry no gradient back to its inputs: integer,
+    bool and shape results, piecewise-constant functions (Floor, Sign), StopGradient."""
+
+    def __repr__(self):
+        return "NOT_DIFFERENTIABLE"
+
+
+NOT_DIFFERENTIABLE = _NotDifferentiable()
 FAMILIES = ("elementwise", "reduction", "shape", "creation", "extern", "control")
 
 # What an op may do besides computing its outputs (OpDef.effects; None: nothing, the op
@@ -67,6 +78,11 @@ class OpDef:
             "ref" (a Parameter the op reads or updates when it runs), "state" (the state
             token) or "any"; checked before `infer` runs, so an op never sees a kind
             it does not declare.
+        grad: the reverse-mode rule `grad(b, n) -> [adjoint of each input or None]`,
+            written against graphjit.ir.grad (GradBuilder `b`, GradNode `n`), so one
+            rule builds backward graph nodes and runs on eager arrays alike;
+            NOT_DIFFERENTIABLE for ops whose outputs carry no gradient; None when no
+            gradient is declared (differentiating through the op is then an error).
     """
 
     name: str
@@ -81,6 +97,7 @@ class OpDef:
     infer_takes_consts: bool = False
     effects: Optional[str] = None
     input_kinds: Tuple[str, ...] = ()
+    grad: Optional[Callable] = None
 
     @property
     def variadic(self) -> bool:
@@ -199,7 +216,8 @@ def register_op(name: str, inputs: Sequence[str] = (), attrs: Optional[Dict[str,
                 infer: Optional[InferFn] = None, kernel: Optional[Callable] = None,
                 family: str = "extern", doc: str = "", kernel_factory=None,
                 exact_dtype: bool = False, replace: bool = False,
-                infer_takes_consts: bool = False, effects: Optional[str] = None) -> OpDef:
+                infer_takes_consts: bool = False, effects: Optional[str] = None,
+                grad: Optional[Callable] = None) -> OpDef:
     """Declare an operator and add it to the global registry.
 
     Args:
@@ -218,6 +236,7 @@ def register_op(name: str, inputs: Sequence[str] = (), attrs: Optional[Dict[str,
             ("io", "check", "read", "write", "random"). Passes never remove, merge,
             duplicate or move a node with effects (a "read" node may be removed
             when unused).
+        grad: its gradient rule, or NOT_DIFFERENTIABLE (see OpDef).
 
     Returns:
         The OpDef.
@@ -238,7 +257,7 @@ def register_op(name: str, inputs: Sequence[str] = (), attrs: Optional[Dict[str,
     if any(i.startswith("*") for i in inputs[:-1]):
         raise ValueError("only the last input of an op may be variadic ('*name')")
     op = OpDef(name, inputs, dict(attrs or {}), infer, kernel, family, doc, kernel_factory,
-               exact_dtype, infer_takes_consts, effects, kinds)
+               exact_dtype, infer_takes_consts, effects, kinds, grad)
     _REGISTRY[name] = op
     return op
 
@@ -270,6 +289,14 @@ def get_op(name: str) -> OpDef:
         hint = f"did you mean {', '.join(repr(c) for c in close)}?" if close else \
             "register it with ops.register_op(...)"
         raise OpNotFoundError(f"no operator named '{name}' is registered", hint=hint) from None
+
+
+def set_grad(name: str, grad) -> None:
+    """Declare the gradient rule of a registered op (see OpDef.grad)."""
+    if not (grad is NOT_DIFFERENTIABLE or callable(grad)):
+        raise TypeError(f"the gradient of '{name}' must be a function or NOT_DIFFERENTIABLE, "
+                        f"got {grad!r}")
+    get_op(name).grad = grad
 
 
 def has_op(name: str) -> bool:

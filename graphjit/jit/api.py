@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Dict
 
+from ..autodiff import current_tape
 from ..ir.errors import UnsupportedSyntaxError
 from ..ir.types import format_shape
 from ..nn import Cell
@@ -33,6 +34,9 @@ def call_compiled(cell, args, kwargs):
     __call__ raises its errors)."""
     if _building():
         raise UnsupportedSyntaxError("a Cell was called on graph values outside the builder")
+    if current_tape() is not None:
+        # a PYNATIVE gradient is being taken: the tape records eager ops (same meaning)
+        return type(cell).construct(cell, *args, **kwargs)
     fn = type(cell).construct
     cache = _cache_for(cell, fn)
     hit, out = _call_fast(cache, args, kwargs)
@@ -95,6 +99,9 @@ def _call_jit(jf: JitFunction, self_obj, args, kwargs):
     if _building():
         raise UnsupportedSyntaxError("a @jit function was called on graph values outside "
                                      "the builder")
+    if current_tape() is not None:
+        # a PYNATIVE gradient is being taken: the tape records eager ops (same meaning)
+        return jf.fn(*((self_obj,) if self_obj is not None else ()), *args, **kwargs)
     owner = jf if self_obj is None else self_obj
     name = getattr(jf.fn, "__name__", "function")
     specs = jf.input_signature

@@ -35,6 +35,7 @@ from ..ir.defs.state import Variable
 from ..ir.graph import Graph
 from ..ir.serialize import load_model_file, save_graph
 from ..ir.types import TensorType, format_shape, is_static
+from ..autodiff import current_tape
 from ..tensor import Tensor, TensorSpec
 from ..tracebacks import user_facing
 from .api import compile_for_model, explain
@@ -243,6 +244,16 @@ class CompiledModel:
         """Run the model. Compiled from a Cell or function, it takes what the Cell
         takes and returns what it returns; otherwise it takes one array or Tensor per
         input and returns a Tensor (or a tuple of Tensors)."""
+        tape = current_tape()
+        if tape is not None and any(tape.tracks(x) for x in inputs):
+            # a PYNATIVE gradient flows through this call: the source runs on the tape
+            if self.source is None:
+                raise NotImplementedError(
+                    "a gradient through a model imported from a file (no source to run "
+                    "eagerly) is not supported; differentiate the Cell it was made from")
+            src = self.source
+            return (type(src).construct(src, *inputs) if hasattr(src, "construct")
+                    else getattr(src, "fn", src)(*inputs))
         entry = self._entry
         if entry is not None:
             fast = _fast_key(inputs)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..autodiff import tape as _tape
 from ..ir import dtypes as dt
 from ..ir.dtypes import DType
 from ..ir.registry import get_op
@@ -45,8 +46,14 @@ def apply(op: str, *inputs, **attrs):
     with np.errstate(all="ignore"):
         out = kernel(*arrays)
     if len(out_types) == 1:
-        return Tensor._wrap(np.asarray(out))
-    return tuple(Tensor._wrap(np.asarray(o)) for o in out)
+        result = Tensor._wrap(np.asarray(out))
+        outs = (result,)
+    else:
+        result = outs = tuple(Tensor._wrap(np.asarray(o)) for o in out)
+    tape = _tape.current()
+    if tape is not None:    # a gradient is being taken (PYNATIVE): record the op
+        tape.record(op, attrs, inputs, arrays, outs)
+    return result
 
 
 def apply_update(op: str, *inputs, **attrs):

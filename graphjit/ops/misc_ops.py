@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..autodiff import current_tape
 from ..ir import dtypes as dt
 from ..tensor import SymbolicTensor, Tensor, TensorLike
 from ._dispatch import apply, to_tensor
@@ -29,8 +30,13 @@ class Print(Primitive):
 
 
 def stop_gradient(input):
-    """The input itself (graphjit computes no gradients)."""
-    return input
+    """The input itself, through which no gradient flows (tuples and lists: each
+    tensor in them)."""
+    if isinstance(input, (tuple, list)):
+        return type(input)(stop_gradient(x) for x in input)
+    if not isinstance(input, TensorLike):
+        return input
+    return apply("StopGradient", input)
 
 
 def depend(value, expr):
@@ -89,7 +95,9 @@ def tuple_to_array(input_x):
     """A 1-D tensor of a tuple of numbers (ints give int64, floats float32)."""
     if not isinstance(input_x, (tuple, list)) or not input_x:
         raise TypeError("tuple_to_array needs a non-empty tuple of numbers")
-    if any(isinstance(v, SymbolicTensor) for v in input_x):
+    tape = current_tape()
+    if any(isinstance(v, SymbolicTensor) or (tape is not None and tape.tracks(v))
+           for v in input_x):
         from .functional import stack
         return stack([to_tensor(v) for v in input_x])
     return Tensor(tuple(input_x))

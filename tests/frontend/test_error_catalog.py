@@ -541,6 +541,7 @@ def test_every_class_is_exported_and_subclasses_its_builtin():
                 "UnsupportedSyntaxError": SyntaxError, "UndefinedVariableError": NameError,
                 "ShapeInferenceError": ValueError, "OpNotFoundError": LookupError,
                 "MissingInferenceError": NotImplementedError,
+                "MissingGradientError": NotImplementedError,
                 "GraphVerificationError": ValueError, "GraphRuntimeError": RuntimeError,
                 "EquivalenceError": AssertionError, "ModelFileError": ValueError}
     from graphjit.ir import errors
