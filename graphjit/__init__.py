@@ -8,7 +8,8 @@ from .ir.dtypes import (DType, bool_, int8, int16, int32, int64, uint8, float16,
                         float64)
 from .ir.errors import (GraphJitError, ShapeJoinError, TypeJoinError, UnsupportedSyntaxError,
                         UndefinedVariableError, ShapeInferenceError, OpNotFoundError,
-                        MissingInferenceError, GraphVerificationError, GraphRuntimeError,
+                        MissingInferenceError, MissingGradientError, GraphVerificationError,
+                        GraphRuntimeError,
                         EquivalenceError, ModelFileError)
 from .context import GRAPH_MODE, PYNATIVE_MODE, set_context, get_context
 from .tensor import Tensor, TensorSpec
@@ -16,10 +17,12 @@ from .parameter import Parameter, mutable
 from . import ops, nn, common
 from .initializer import set_seed, get_seed
 from .jit.api import jit, jit_class, explain
-from .model import Model
+from . import train, dataset
+from .train import Model, Callback, LossMonitor, TimeMonitor
 from .common.parameter import ParameterTuple
 ms_function = jit   # MindSpore 1.x name
 from .jit.compiled_model import compile, import_model, CompiledModel, InferRequest
+from .ops.gradients import grad, value_and_grad, GradOperation
 
 dtype = _dtypes
 float_ = float32
@@ -32,4 +35,6 @@ __all__ = ["Tensor", "TensorSpec", "Parameter", "mutable", "GRAPH_MODE", "PYNATI
            "get_context", "jit", "jit_class", "compile", "import_model", "explain",
            "CompiledModel", "InferRequest", "nn", "ops", "set_seed", "get_seed", "bool_",
            "int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64", "ShapeJoinError",
-           "TypeJoinError", "UnsupportedSyntaxError", "UndefinedVariableError"]
+           "TypeJoinError", "UnsupportedSyntaxError", "UndefinedVariableError", "Model",
+           "train", "dataset", "Callback", "LossMonitor", "TimeMonitor", "ParameterTuple",
+           "grad", "value_and_grad", "GradOperation"]

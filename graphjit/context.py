@@ -104,6 +104,10 @@ class _Compiler:
         """The compiled entries of a Cell, oldest first (Cell.compile_cache)."""
         raise RuntimeError("graphjit.jit is not imported: import graphjit")
 
+    def call_grad(self, grad_function, args, kwargs):
+        """Run a gradient function (ops.gradients.GradFunction) in graph mode."""
+        raise RuntimeError("graphjit.jit is not imported: import graphjit")
+
 
 compiler = _Compiler()
 

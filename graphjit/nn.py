@@ -10,6 +10,7 @@ from . import ops
 from .context import GRAPH_MODE, _context, compiler as _compiler
 from .ir.dtypes import float32
 from .parameter import Parameter
+from .tensor import Tensor
 from .tracebacks import user_facing as _user_facing
 
 __all__ = ["Cell", "CellList", "SequentialCell", "ReLU", "ReLU6", "Sigmoid", "Tanh", "SiLU",
@@ -42,6 +43,12 @@ class Cell:
             cells[name] = value
         elif name in cells:
             del cells[name]
+        elif isinstance(value, Tensor) and not isinstance(value, Parameter) and \
+                isinstance(self.__dict__.get(name), Parameter):
+            # a Tensor given to a Parameter attribute updates the Parameter (MindSpore's
+            # set_data), as `self.p = v` in a compiled construct does
+            ops.assign(self.__dict__[name], value)
+            return
         object.__setattr__(self, name, value)
 
     def construct(self, *args, **kwargs):
@@ -75,6 +82,29 @@ class Cell:
         yield cell_name, self
         for name, cell in self._cells.items():
             yield from cell.cells_and_names(f"{cell_name}.{name}" if cell_name else name)
+
+    def parameters_and_names(self, name_prefix="", expand=True):
+        """(name, Parameter) for the Parameters of this Cell and, if expand, of its
+        sub-Cells: its own first (in the order they were set), each once."""
+        seen = set()
+        for prefix, cell in (self.cells_and_names(name_prefix) if expand else
+                             [(name_prefix, self)]):
+            for attr, value in vars(cell).items():
+                if isinstance(value, Parameter) and id(value) not in seen:
+                    seen.add(id(value))
+                    yield (f"{prefix}.{attr}" if prefix else attr), value
+
+    def get_parameters(self, expand=True):
+        """The Parameters of this Cell (and of its sub-Cells if expand)."""
+        for _, p in self.parameters_and_names(expand=expand):
+            yield p
+
+    def trainable_params(self, recurse=True):
+        """The Parameters with requires_grad, as a list (MindSpore's weights)."""
+        return [p for p in self.get_parameters(expand=recurse) if p.requires_grad]
+
+    def untrainable_params(self, recurse=True):
+        return [p for p in self.get_parameters(expand=recurse) if not p.requires_grad]
 
     def set_train(self, mode=True):
         object.__setattr__(self, "training", mode)
@@ -346,5 +376,12 @@ class Dense(Cell):
 
 from .nn_layers import *  # noqa: F401,F403,E402  (layers built on Cell, defined above)
 from . import nn_layers as _nn_layers  # noqa: E402
+from .nn_losses import *  # noqa: F401,F403,E402  (losses, optimizers and training wrappers)
+from .nn_optim import *  # noqa: F401,F403,E402
+from .nn_wrap import *  # noqa: F401,F403,E402
+from . import nn_losses as _nn_losses, nn_optim as _nn_optim, nn_wrap as _nn_wrap  # noqa: E402
 
-__all__ += list(_nn_layers.__all__)
+from .metrics import MAE, MSE, Accuracy, Loss, Metric  # noqa: E402  (MindSpore 1.x's nn names)
+
+__all__ += list(_nn_layers.__all__) + list(_nn_losses.__all__) + list(_nn_optim.__all__) + \
+    list(_nn_wrap.__all__) + ["Accuracy", "Loss", "MAE", "MSE", "Metric"]

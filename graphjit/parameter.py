@@ -1,18 +1,32 @@
-"""Parameter (a named Tensor held by a Cell) and mutable (MindSpore compatibility)."""
+"""Parameter (a named Tensor held by a Cell: state a compiled graph reads and updates
+when it runs) and mutable (MindSpore compatibility)."""
 from __future__ import annotations
+
+import threading
 
 import numpy as np
 
-from .tensor import Tensor
+from .ir.errors import UnsupportedSyntaxError
+from .tensor import Tensor, current_recorder
 
 __all__ = ["Parameter", "mutable"]
 
 
-class Parameter(Tensor):
-    """A Tensor owned by a Cell, with a name. Graph mode reads its current data: a
-    compiled graph is rebuilt when the Parameter is given new data (set_data)."""
+def _frozen(arr) -> np.ndarray:
+    if arr.flags.writeable:
+        arr.flags.writeable = False
+    return arr
 
-    __slots__ = ("name", "requires_grad")
+
+class Parameter(Tensor):
+    """A Tensor owned by a Cell, with a name: state. A compiled graph does not hold a
+    Parameter's value: it reads the Parameter when it runs (and `ops.assign`, `self.p =
+    v` in construct and the optimizer ops update it there, in program order), so new
+    data never recompiles. Its array is replaced by an update, never written into, so
+    a value read before an update keeps what it read; `_lock` serializes updates made
+    with use_locking=True."""
+
+    __slots__ = ("name", "requires_grad", "_lock")
 
     def __init__(self, default_input, name=None, requires_grad=True, layerwise_parallel=False,
                  parallel_optimizer=True):
@@ -22,13 +36,54 @@ class Parameter(Tensor):
         elif not isinstance(data, np.ndarray):
             data = Tensor(data).asnumpy()
         Tensor.__init__(self, np.array(data))
+        _frozen(self._data)
         self.name = name
         self.requires_grad = requires_grad
+        self._lock = threading.Lock()
 
     def set_data(self, data, slice_shape=False):
+        """Give the Parameter new data (a copy, in its dtype). A compiled graph reads
+        it at its next run; a new shape compiles the graph again."""
         arr = data.asnumpy() if isinstance(data, Tensor) else np.asarray(data)
-        self._data = np.array(arr, dtype=self._data.dtype)
+        self._data = _frozen(np.array(arr, dtype=self._data.dtype))
         return self
+
+    def _need_data(self):
+        if current_recorder() is not None:
+            raise UnsupportedSyntaxError(
+                f"the value of Parameter '{self.name}' was needed while the graph is built, "
+                f"but a Parameter is state: its value is known only when the graph runs",
+                hint="use it in tensor operations (they read it when the graph runs), "
+                     "not as a Python value")
+        return self._data
+
+    # static facts: known while a graph is built
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    @property
+    def size(self) -> int:
+        return int(self._data.size)
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __setitem__(self, key, value):
+        Tensor.__setitem__(self, key, value)
+        _frozen(self._data)
+
+    def clone(self, init="same"):
+        """A new Parameter of the same name, shape and dtype: a copy of the data
+        (init='same'), or an initializer's values ('zeros', 'ones', a number...)."""
+        if init == "same":
+            data = np.array(self._data)
+        else:
+            from .initializer import initializer
+            data = initializer(init, self._data.shape, self.dtype).asnumpy()
+        return Parameter(data, name=self.name, requires_grad=self.requires_grad)
 
     @property
     def data(self):
@@ -36,6 +91,9 @@ class Parameter(Tensor):
 
     def __repr__(self):
         return f"Parameter(name={self.name}, shape={self.shape}, dtype={self.dtype})"
+
+    def __reduce__(self):
+        return (Parameter, (np.array(self._data), self.name, self.requires_grad))
 
 
 def mutable(input_data, dynamic_len=False):

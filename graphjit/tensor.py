@@ -13,6 +13,7 @@ from typing import List, Optional
 
 import numpy as np
 
+from .autodiff import tape as _tape
 from .ir import dtypes as dt
 from .ir.dtypes import DType
 from .ir.types import TensorType, format_shape
@@ -344,6 +345,11 @@ class Tensor(TensorLike):
         a = self._need_data()
         if a.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
+        tape = _tape.current()
+        if tape is not None and tape.tracks(self):   # rows are Index ops on the tape
+            for i in range(a.shape[0]):
+                yield self[i]
+            return
         for i in range(a.shape[0]):
             yield Tensor._wrap(a[i])
 
@@ -374,6 +380,14 @@ class Tensor(TensorLike):
 
     def __setitem__(self, key, value):
         a = self._need_data()
+        tape = _tape.current()
+        if tape is not None and (tape.tracks(self) or tape.tracks(value)):
+            # a gradient is being taken: the update is a recorded op, and the values
+            # recorded before it stay as they were
+            new = _F().index_update(self, key, value)
+            self._data = new._data
+            tape.rebind(self, new)
+            return
         if isinstance(key, TensorLike):
             key = np.asarray(key)
         if isinstance(key, tuple):
@@ -488,6 +502,11 @@ class Recorder:
     def apply(self, op: str, inputs, attrs):  # pragma: no cover - overridden
         """Record `op` over inputs, graph values or not (a random op on a constant must
         still draw when the graph runs); returns its graph values, as `_apply` does."""
+        raise NotImplementedError
+
+    def update(self, op: str, inputs, attrs):  # pragma: no cover - overridden
+        """Record state op `op` (ops.assign, an optimizer op): Parameters at its ref
+        inputs, in program order; returns its outputs (the token aside)."""
         raise NotImplementedError
 
 

@@ -24,6 +24,12 @@ MAY_NOT_IMPORT = {
     "ops": {"frontend", "jit", "nn"},
     "nn": {"frontend", "jit"},          # Cell.__call__ reaches jit through context.compiler
     "nn_layers": {"frontend", "jit"},   # the layers of nn, in a module of their own
+    "nn_losses": {"frontend", "jit"},   # losses, optimizers and training wrappers of nn
+    "nn_optim": {"frontend", "jit"},
+    "nn_wrap": {"frontend", "jit"},
+    "metrics": {"frontend", "jit", "nn", "backend"},
+    "train": {"frontend", "jit", "backend"},   # Model reaches the compiler through Cells
+    "dataset": {"frontend", "jit", "backend", "nn", "ops"},
     "context": {"frontend", "jit", "nn", "backend"},
     "backend": {"frontend", "jit", "nn"},
     "frontend": {"backend", "jit"},
@@ -33,6 +39,9 @@ MAY_NOT_IMPORT = {
     "distributed": {"frontend", "backend", "nn", "nn_layers"},   # on top of jit and ir
     # the command line sits on top of every layer (and nothing imports it: see below)
     "cli": set(),
+    # autodiff (the graph transform and the eager tape) stands on ir alone
+    "autodiff": {"tensor", "ops", "nn", "context", "parameter", "frontend", "backend", "jit",
+                 "model", "initializer", "common", "tracebacks"},
 }
 
 

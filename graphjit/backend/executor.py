@@ -338,6 +338,8 @@ def generate(prog: Program):
     for p in prog.graph.params:
         params.append(em.fresh())
         em.bind(p, params[-1])
+        if not p.type.is_tensor:
+            continue     # a ref (bound to a variable) or the state token: passed as is
         # inline operators on Python numbers would compute in Python's types
         em.line(1, f"if not isinstance({params[-1]}, _numpy_value): {params[-1]} = "
                    f"np.asarray({params[-1]}, {em.glob(p.type.dtype.np, '_dtype')})")

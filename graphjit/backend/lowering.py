@@ -235,8 +235,9 @@ class _Lowering:
 
 
 def _is_alias(node: Node) -> bool:
-    """Identity, and a Cast to the dtype it already has: the output is the input."""
-    if node.op == "Identity":
+    """Identity (and StopGradient), and a Cast to the dtype it already has: the output
+    is the input."""
+    if node.op in ("Identity", "StopGradient"):
         return len(node.inputs) == 1 and len(node.outputs) == 1
     return (node.op == "Cast" and len(node.outputs) == 1 and
             node.inputs[0].type.dtype is node.outputs[0].type.dtype)

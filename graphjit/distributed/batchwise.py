@@ -53,7 +53,7 @@ from ..ir.registry import get_op, has_op
 from .batch_rules import (FAMILY_RULES, INVARIANT, RULES, Mixed, Rows, ShapeOf, axis_index,
                           join, mixed)
 
-__all__ = ["NotBatchwiseError", "batch_states", "check_batchwise"]
+__all__ = ["NotBatchwiseError", "batch_states", "check_batchwise", "model_inputs", "model_outputs"]
 
 
 class NotBatchwiseError(GraphJitError, ValueError):
@@ -203,6 +203,17 @@ class _Analysis:
         return tuple(outs)
 
 
+def model_inputs(graph: Graph) -> list:
+    """The parameters a caller passes arrays for: the Parameters (refs) and the state
+    token a model binds itself are not among them."""
+    return [p for p in graph.params if p.type.is_tensor]
+
+
+def model_outputs(graph: Graph) -> list:
+    """The results a call returns (the state token is not one)."""
+    return [r for r in graph.results if r.type.is_tensor]
+
+
 def _family(op: str) -> Optional[str]:
     return get_op(op).family if has_op(op) else None
 
@@ -226,7 +237,9 @@ def batch_states(graph: Graph) -> Tuple[List, List[Tuple[str, Mixed]]]:
     an = _Analysis()
     params = []
     for p in graph.params:
-        if p.type.rank is None or p.type.rank == 0:
+        if not p.type.is_tensor:
+            params.append(INVARIANT)   # a Parameter (ref) or the state token: the weights
+        elif p.type.rank is None or p.type.rank == 0:
             params.append(Mixed(f"input '{p.name}' ({p.type}) has no first axis known to be "
                                 f"the batch axis"))
         else:
@@ -253,7 +266,7 @@ def check_batchwise(graph: Graph, model_name: str = "") -> None:
         raise NotBatchwiseError(f"{label} is not batch-wise: {what}: {s.why}", loc=_loc(s),
                                 hint=hint)
     for k, (r, s) in enumerate(zip(graph.results, results)):
-        if s == Rows(0):
+        if s == Rows(0) or not r.type.is_tensor:   # the state token is not an output
             continue
         head = f"{label} is not batch-wise: output {k} ({r.type}) "
         if isinstance(s, Mixed):

@@ -27,7 +27,7 @@ import numpy as np
 from ..jit.compiled_model import CompiledModel, import_model
 from ..ir.types import format_shape
 from . import worker
-from .batchwise import check_batchwise
+from .batchwise import check_batchwise, model_inputs, model_outputs
 
 __all__ = ["predict", "load_model"]
 
@@ -111,7 +111,7 @@ def predict(model, *arrays, client=None, progress: bool = False):
                           meta=np.empty((0,), dtype=object),
                           name=f"graphjit-{label}-run-{token}")
     outs = []
-    for k, (r, shape) in enumerate(zip(graph.results, shapes)):
+    for k, (r, shape) in enumerate(zip(model_outputs(graph), shapes)):
         dtype = r.type.dtype.np
         chunks = (rows,) + tuple((np.nan,) if d is None else (d,) for d in shape[1:])
         outs.append(da.map_blocks(worker.pick, packed, k, chunks=chunks, dtype=dtype,
@@ -141,7 +141,7 @@ def load_model(model) -> Tuple[bytes, object]:
 
 
 def _check_arrays(da, model, arrays) -> List:
-    inputs = model.graph.params
+    inputs = model_inputs(model.graph)
     if len(arrays) != len(inputs):
         want = ", ".join(f"{p.name or f'input{i}'}: {p.type}" for i, p in enumerate(inputs))
         raise TypeError(f"model '{model.name}' takes {len(inputs)} input(s) "
@@ -191,7 +191,7 @@ def _output_shapes(model, arrays) -> List[tuple]:
     on a block of zero rows: in a batch-wise model the dims other than the batch dim
     are computed from what is the same for every block (weights, the inputs' other
     dims), so an empty block shows them. If that run fails they stay unknown (nan)."""
-    shapes = [r.type.shape for r in model.graph.results]
+    shapes = [r.type.shape for r in model_outputs(model.graph)]
     if all(None not in s[1:] for s in shapes):
         return shapes
     empty = [np.zeros((0,) + a.shape[1:], a.dtype) for a in arrays]

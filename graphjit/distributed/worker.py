@@ -15,6 +15,7 @@ from typing import Dict
 import numpy as np
 
 from ..jit.compiled_model import import_model
+from .batchwise import model_outputs
 
 __all__ = ["model_for", "run_block", "pick", "cached_models"]
 
@@ -64,7 +65,7 @@ def run_block(digest: str, data: bytes, dims: tuple, *blocks: np.ndarray) -> np.
     if rows == 0 and all(None not in want for want in dims):
         # no rows: a batch-wise model gives no rows, with the dims declared
         outs = tuple(np.empty((0,) + tuple(want), r.type.dtype.np)
-                     for want, r in zip(dims, model.graph.results))
+                     for want, r in zip(dims, model_outputs(model.graph)))
     else:
         outs = model.run_arrays(blocks)
     for k, (o, want) in enumerate(zip(outs, dims)):

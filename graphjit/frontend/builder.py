@@ -15,7 +15,8 @@ from typing import Any, Dict, Optional
 
 from .. import ops
 from ..ir.errors import GraphJitError, UnsupportedSyntaxError
-from ..tensor import Tensor
+from ..parameter import Parameter
+from ..tensor import Tensor, TensorLike
 from .calls import call
 from .control_flow import (build_guarded, build_if_stmt, certainly_left, condition_value,
                            finish_return)
@@ -26,8 +27,8 @@ from .source import FunctionSource, get_source
 from .recursion import (Activation, Recursion, deepest_recursion, default_name,
                         find_recursion, recursion_error, static_key, tail_loop)
 from .state import BRK, CONT, FLAGS, RET, RETVAL, Compiler
-from .values import (DynamicList, GraphTensor, Lent as _Lent, Undefined, active, current_loc,
-                     set_loc)
+from .values import (DynamicList, GraphTensor, Lent as _Lent, Undefined, active, as_graph,
+                     current_loc, set_loc)
 
 __all__ = ["FunctionBuilder", "build_function"]
 
@@ -203,6 +204,7 @@ class FunctionBuilder(ExpressionBuilder):
         self.locs[name] = loc
 
     def unpack(self, value, n, node):
+        value = as_graph(value)
         if isinstance(value, GraphTensor):
             s = value.type.shape
             if s is None or not s or s[0] is None:
@@ -219,6 +221,13 @@ class FunctionBuilder(ExpressionBuilder):
         if id(obj) in self.c.created:      # made by this function: its state is ours
             setattr(obj, attr, value)
             return
+        cur = getattr(obj, attr, None)
+        if isinstance(cur, Parameter) and isinstance(value, TensorLike) and \
+                not isinstance(value, Parameter):
+            # `self.p = v` on a Parameter attribute updates the Parameter (MindSpore's
+            # Cell.__setattr__ does set_data): an Assign, when the graph runs
+            ops.assign(cur, value)
+            return
         raise UnsupportedSyntaxError(
             f"setting attribute '{attr}' of {type(obj).__name__} inside a compiled function "
             f"(it would change once, while the graph is built, not at every call)",
@@ -226,6 +235,10 @@ class FunctionBuilder(ExpressionBuilder):
                                      "variable and return it")
 
     def setitem(self, target, obj, key, value, stmt):
+        if isinstance(obj, Parameter):
+            # p[i] = v updates the Parameter in place, as eager mode does
+            ops.assign(obj, ops.functional.index_update(obj, key, value))
+            return
         if isinstance(obj, (GraphTensor, Tensor)):
             if isinstance(obj, Tensor):
                 self.refuse_external_mutation(obj, stmt, target.value)

@@ -14,10 +14,13 @@ from ..ir import dtypes as dt
 from ..ir.errors import UnsupportedSyntaxError
 from ..nn import Cell
 from ..ops._dispatch import apply, to_tensor
+from ..parameter import Parameter
 from ..tensor import Tensor, TensorLike
 from .control_flow import branch
 from .values import LocalFunction, Switch
-from .values import DynamicList, GraphTensor
+from .values import DynamicList, GraphTensor, as_graph
+from ..ops.gradients import GradFunction
+from .grad_program import call_grad_inline
 
 __all__ = ["call", "GraphRange", "GraphEnumerate", "GraphZip"]
 
@@ -46,7 +49,7 @@ GRAPH_ITERABLES = (GraphTensor, DynamicList, GraphRange, GraphEnumerate, GraphZi
 
 
 def _is_graph_arg(x) -> bool:
-    if isinstance(x, (GraphTensor, DynamicList)):
+    if isinstance(x, (GraphTensor, DynamicList, Parameter)):
         return True
     if isinstance(x, (tuple, list)):
         return any(_is_graph_arg(v) for v in x)
@@ -86,6 +89,7 @@ def _has_unknown_len(x) -> bool:
 
 
 def _range(b, args, kwargs, node):
+    args = [as_graph(a) for a in args]
     if any(isinstance(a, GraphTensor) for a in args):
         if len(args) == 1:
             start, stop, step = 0, args[0], 1
@@ -106,7 +110,7 @@ def _range(b, args, kwargs, node):
 
 
 def _enumerate(b, args, kwargs, node):
-    it = args[0]
+    it = as_graph(args[0])
     start = args[1] if len(args) > 1 else kwargs.get("start", 0)
     if isinstance(it, GRAPH_ITERABLES) and _has_unknown_len(it) or isinstance(
             it, (GraphRange, GraphEnumerate, GraphZip, DynamicList)):
@@ -117,6 +121,7 @@ def _enumerate(b, args, kwargs, node):
 
 
 def _zip(b, args, kwargs, node):
+    args = [as_graph(a) for a in args]
     if any(isinstance(a, (GraphRange, GraphEnumerate, GraphZip, DynamicList)) or
            (isinstance(a, GraphTensor) and _has_unknown_len(a)) for a in args):
         for a in args:
@@ -157,6 +162,8 @@ def _isinstance(b, args, kwargs, node):
 
 def _to_scalar(kind):
     def conv(b, args, kwargs, node):
+        if args:
+            args = (as_graph(args[0]),) + tuple(args[1:])
         if args and isinstance(args[0], GraphTensor):
             x = args[0]
             n = x.type.shape
@@ -181,7 +188,7 @@ def _to_scalar(kind):
 
 def _minmax(which):
     def fn(b, args, kwargs, node):
-        vals = args[0] if len(args) == 1 else args
+        vals = as_graph(args[0]) if len(args) == 1 else [as_graph(a) for a in args]
         if isinstance(vals, (GraphTensor, DynamicList)):
             raise UnsupportedSyntaxError(
                 f"{which}() over the rows of a tensor", loc=b.loc(node),
@@ -276,6 +283,8 @@ def call(b, func, args, kwargs, node):
     handler = BUILTINS.get(func) if _hashable(func) else None
     if handler is not None:
         return handler(b, args, kwargs, node)
+    if isinstance(func, GradFunction):
+        return call_grad_inline(b, func, args, kwargs, node)
     if isinstance(func, Switch):
         return _call_switch(b, func, args, kwargs, node)
     jit_target = getattr(type(func), "_graphjit_target", None)

@@ -31,7 +31,7 @@ from . import analysis
 from .operators import CMPOPS
 from .state import BRK, CONT, FLAGS, LEFT, RET, RETVAL
 from .values import (Collector, DynamicList, GraphContext, GraphTensor, MaybeUndefined,
-                     Undefined, Unjoinable, active)
+                     Undefined, Unjoinable, active, as_graph)
 
 if TYPE_CHECKING:
     from .builder import FunctionBuilder
@@ -61,6 +61,7 @@ class Record:
 def condition_value(b: FunctionBuilder, v, node=None):
     """A Python bool for a value known at build time, else a bool graph value with
     one element (non-bool tensors are compared with 0, as Python's truth)."""
+    v = as_graph(v)
     if isinstance(v, GraphTensor):
         n = num_elements(v.type.shape)
         if n is not None and n != 1:
@@ -280,14 +281,27 @@ def branch(b: FunctionBuilder, cond: GraphTensor, then_fn: Callable, else_fn: Ca
         b.locs.update(merged_locs)
         store_objects(())
         return expr_template
+    # a branch that updates state takes the state token and gives the next one back
+    # (the other branch passes it through): the If keeps its place in the program order
+    threads = ctx_t.token_param is not None or ctx_e.token_param is not None
     for ctx, side in ((ctx_t, "a"), (ctx_e, "b")):
         with ctx:
-            ctx.graph.set_results([materialize(ctx, getattr(p, side), p.dtype)
-                                   for p in pairs])
+            results = [materialize(ctx, getattr(p, side), p.dtype) for p in pairs]
+            if threads:
+                results.append(ctx.current_token())
+            ctx.graph.set_results(results)
     operands = _unify_params(b.c.param_source, ctx_t, ctx_e)
+    if threads:
+        for ctx in (ctx_t, ctx_e):
+            ctx.token_param.index = len(ctx.graph.params)
+            ctx.graph.params.append(ctx.token_param)
+        operands.append(outer.current_token())
     node = outer.graph.add_node("If", [outer.lift(cond.value)] + operands,
                                 {"then_graph": ctx_t.graph, "else_graph": ctx_e.graph},
-                                loc=loc, names=[p.name for p in pairs])
+                                loc=loc, names=[p.name for p in pairs] +
+                                (["state"] if threads else []))
+    if threads:
+        outer.set_token(node.outputs[-1], wrote=True)
     outs = [GraphTensor(v, weak=p.weak) for v, p in zip(node.outputs, pairs)]
     b.env = rebind_dynamic({k: fill_holes(v, outs) for k, v in merged.items()})
     b.locs.update(merged_locs)

@@ -9,12 +9,13 @@ from ..ir.errors import (GraphJitError, ShapeInferenceError, UndefinedVariableEr
                          UnsupportedSyntaxError)
 from .. import ops
 from ..nn import Cell, CellList, SequentialCell
+from ..parameter import Parameter
 from ..tensor import Tensor, TensorLike
 from .control_flow import (build_boolop, build_compare, build_ifexp, condition_value,
                            index_dict, index_sequence)
 from .operators import BINOPS, UNOPS
 from .values import (DynamicList, GraphTensor, Lent, LocalFunction, MaybeUndefined, Switch,
-                     Undefined, set_loc)
+                     Undefined, active, as_graph, set_loc)
 
 __all__ = ["ExpressionBuilder", "LocalFunction", "Switch", "note_location"]
 
@@ -118,7 +119,23 @@ class ExpressionBuilder:
             self.c.guard_attr(obj, node.attr, value)
         if id(obj) not in self.c.created:
             self.c.note_external(value)
+            if isinstance(value, (Parameter, tuple, list)):
+                self._note_state(obj, node, value)
         return value
+
+    def _note_state(self, obj, node, value):
+        """A Parameter (or tuple of them) found as an attribute: bound through obj at
+        each call, and named after the expression that found it."""
+        self.c.note_attr_state(obj, node.attr, value)
+        path = ast.unparse(node)
+        path = path[5:] if path.startswith("self.") else path
+        ctx = active()
+        if isinstance(value, Parameter):
+            ctx.note_ref_name(value, path)
+        else:
+            for i, v in enumerate(value):
+                if isinstance(v, Parameter):
+                    ctx.note_ref_name(v, v.name or f"{path}[{i}]")
 
     def getitem(self, obj, key):
         if isinstance(key, GraphTensor) and (
@@ -239,7 +256,7 @@ class ExpressionBuilder:
         return "".join(parts)
 
     def visit_FormattedValue(self, node):
-        v = self.eval(node.value)
+        v = as_graph(self.eval(node.value))
         if isinstance(v, (GraphTensor, DynamicList)):
             raise UnsupportedSyntaxError(
                 "formatting a tensor value into a string (its value is known only at run "
@@ -280,7 +297,7 @@ class ExpressionBuilder:
                 out.append(make())
                 return
             g = gens[0]
-            it = self.eval(g.iter)
+            it = as_graph(self.eval(g.iter))
             if isinstance(it, (GraphTensor, DynamicList)) or type(it).__name__.startswith(
                     "Graph"):
                 items = self.unpack(it, None, g.iter) if isinstance(it, GraphTensor) else None

@@ -17,6 +17,7 @@ from ..ir.errors import ShapeJoinError, TypeJoinError, UnsupportedSyntaxError
 from ..ir.join import join_shapes
 from ..ir.types import format_shape_ms
 from ..ops._dispatch import PY_SCALARS, weak_kind
+from ..parameter import Parameter
 from ..tensor import Tensor, TensorLike
 from .values import (Collector, DynamicList, GraphContext, GraphTensor, LocalFunction,
                      MaybeUndefined, Switch, Undefined)
@@ -451,13 +452,16 @@ def fill_holes(template, outs):
 def materialize(ctx: GraphContext, x, dtype, shape=None):
     """x (graph value, eager Tensor or Python number) as a Value of ctx's graph with
     this dtype."""
-    if isinstance(x, GraphTensor):
-        v = ctx.lift(x.value)
+    if isinstance(x, (GraphTensor, Parameter)):
+        v = ctx.value_of(x)      # a Parameter: its value here (state, read when it runs)
         if v.type.dtype is not dtype:
             v = ctx.graph.add_node("Cast", (v,), {"dtype": dtype}).outputs[0]
         return v
     if isinstance(x, Tensor):
-        return ctx.const(x._need_data().astype(dtype.np))
+        v = ctx.value_of(x)
+        if v.type.dtype is not dtype:
+            v = ctx.graph.add_node("Cast", (v,), {"dtype": dtype}).outputs[0]
+        return v
     return ctx.const(np.asarray(x, dtype=dtype.np))
 
 

@@ -15,7 +15,7 @@ from ..ir import dtypes as dt
 from ..ir.control import sliced_type
 from ..ir.errors import UnsupportedSyntaxError
 from ..ir.graph import Graph
-from ..ir.types import TensorType
+from ..ir.types import STATE, TensorType
 from . import analysis
 from .control_flow import Record, branch, condition_value
 from .joins import (_MISSING, _WEAK_DEFAULT, _container_name, _info, _lists_in, materialize,
@@ -95,7 +95,15 @@ def build_loop(b: FunctionBuilder, node, kind, spec: LoopSpec = None, cond0=None
     n_records = len(b.c.records)
     for attempt in range(12):
         del b.c.records[n_records:]   # decisions of an earlier pass are rebuilt
+        n_nodes, state0 = len(outer.graph.nodes), outer.save_state()
         p = _loop_pass(b, node, kind, spec, names, st, appended, has_ret, outer)
+        if p.ctx.wrote and not st.carries_state:
+            # the body updates state: build it again carrying the state token, reading
+            # Parameters in the body (not before the Loop, as a body that only reads does)
+            st.carries_state = True
+            outer.truncate(n_nodes)
+            outer.restore_state(state0)
+            continue
         if not _loop_update(p, st, loc):
             break
     else:
@@ -108,10 +116,13 @@ def _loop_pass(b, node, kind, spec, names, st, appended, has_ret, outer) -> _Pas
     env0, locs0 = b.env, b.locs
     names = list(names) + [n for n in st.extra_names if n not in names]
     slots, trees = _slots_for(names, env0, st)
-    ctx = GraphContext(Graph(f"{kind}_body"), parent=outer)
+    ctx = GraphContext(Graph(f"{kind}_body"), parent=outer, kind="loop")
     g = ctx.graph
     it_param = g.add_param(TensorType(dt.int64, ()), "iteration")
     params = [g.add_param(TensorType(s.dtype, s.shape), _ident(_label(s.key))) for s in slots]
+    if st.carries_state:    # the state token, carried after the variables
+        ctx.token = ctx.token_param = g.add_param(STATE, "state")
+        ctx.hoist_reads = False
     sliced = spec.sliced if spec is not None else []
     slice_params = [g.add_param(sliced_type(x.type, 0), "slice") for x in sliced]
     for prm, s in zip(params, slots):
@@ -259,8 +270,9 @@ def _emit_loop(b, node, kind, spec, cond0, p: _Pass, st: _State, outer: GraphCon
                     scan_names.append(n + "_appended")
                     mask_at = len(scans) - 1
                 layout.append((len(scans) - 1 - (mask_at is not None), mask_at))
-        g.set_results([cond_v] + exits + scans)
-    n_c = len(slots)
+        tokens = [ctx.token] if st.carries_state else []
+        g.set_results([cond_v] + exits + tokens + scans)
+    n_c = len(slots) + len(tokens)    # carried values: the variables, then the token
     captured = list(ctx.captured)
     for prm, v in zip(g.params[1 + n_c + p.n_sliced:], captured):
         b.c.param_source[id(prm)] = v
@@ -285,6 +297,8 @@ def _emit_loop(b, node, kind, spec, cond0, p: _Pass, st: _State, outer: GraphCon
         entries.append(materialize(outer, e, s.dtype))
     sliced_vals = [outer.lift(x.value) for x in (spec.sliced if spec else [])]
     cap_vals = [outer.lift(v) for v in captured]
+    if st.carries_state:
+        entries.append(outer.current_token())
     inputs = [trip, c0] + entries + sliced_vals + cap_vals
     n_s = len(sliced_vals)
     input_map = tuple([(2 + j, 1 + j, None) for j in range(n_c)] +
@@ -294,12 +308,14 @@ def _emit_loop(b, node, kind, spec, cond0, p: _Pass, st: _State, outer: GraphCon
     output_map = tuple([(1 + j, None) for j in range(n_c)] +
                        [(1 + n_c + k, 0) for k in range(len(scans))])
     back_edges = tuple((1 + j, 1 + j) for j in range(n_c))
-    names = [_ident(_label(s.key)) for s in slots] + scan_names
+    names = [_ident(_label(s.key)) for s in slots] + ["state"] * len(tokens) + scan_names
     loop = outer.graph.add_node(
         "Loop", inputs, {"body": g, "input_map": input_map, "output_map": output_map,
                          "back_edges": back_edges, "current_iteration": 0,
                          "condition_result": 0}, loc=loc, names=names)
     outs = loop.outputs
+    if tokens:
+        outer.set_token(outs[len(slots)], wrote=True)
     env = dict(p.env0)
     env.update(p.trees)
     bound = {}

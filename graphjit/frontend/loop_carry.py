@@ -96,6 +96,7 @@ class _State:
     # maybe unbound before the loop): each carries a bound flag, and reading one before
     # the iteration binds it checks the flag when the graph runs (UnboundLocalError)
     maybe: Dict[str, None] = field(default_factory=dict)
+    carries_state: bool = False  # the body updates Parameters: it carries the state token
 
 
 def _entry_tree(name, env0, st: _State):

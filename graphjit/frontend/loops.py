@@ -24,7 +24,7 @@ from .control_flow import Record, already_left, branch, condition_value, describ
 from .joins import _MISSING, _lists_in, restore, snapshot
 from .loop_body import LoopSpec, build_loop, loop_exit
 from .state import BRK, CONT, LEFT, RET
-from .values import DynamicList, GraphTensor, active
+from .values import DynamicList, GraphTensor, active, as_graph
 
 if TYPE_CHECKING:
     from .builder import FunctionBuilder
@@ -85,7 +85,7 @@ def loop_spec(b, it, node) -> LoopSpec:
 
 def build_for(b: FunctionBuilder, node: ast.For):
     loc = b.loc(node)
-    it = b.eval(node.iter)
+    it = as_graph(b.eval(node.iter))
     graph_iter = isinstance(it, (GraphTensor, DynamicList, GraphRange, GraphEnumerate,
                                  GraphZip))
     if not graph_iter:
@@ -119,6 +119,7 @@ def _try_rolled_range(b, node, r: range, loc) -> bool:
     """A constant range longer than max_unroll becomes a Loop if its body allows it."""
     env0, locs0 = dict(b.env), dict(b.locs)
     n_nodes = len(active().graph.nodes)
+    state0 = active().save_state()
     lists = [(l, snapshot(l)) for l in _lists_in(env0)]
     n_rec = len(b.c.records)
     outer_flags = _flags(b)
@@ -135,6 +136,7 @@ def _try_rolled_range(b, node, r: range, loc) -> bool:
     except (GraphJitError, TypeError, ValueError, IndexError) as e:
         b.env, b.locs = env0, locs0
         active().truncate(n_nodes)
+        active().restore_state(state0)
         for l, old in lists:
             restore(l, old)
         del b.c.records[n_rec:]

@@ -3,15 +3,15 @@ graph, its results, and the template that puts result arrays back into the struc
 the function returned. The compile cache (graphjit.jit) verifies and plans it."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, List
 
-from ..ir.errors import UnsupportedSyntaxError
 from ..ir.graph import Graph
 from ..tensor import Tensor, TensorSpec
 from .builder import build_function
 from .state import Compiler
-from .values import DynamicList, GraphContext, GraphTensor, LocalFunction, Switch
+from .templates import Out, _param_name, _template
+from .values import GraphContext, GraphTensor
 
 __all__ = ["Program", "Out", "build_program"]
 
@@ -25,21 +25,14 @@ class Program:
     guards: List[tuple]   # (weakref to object, attribute, kind, value) the graph folded in
     records: List[Any]    # control-flow decisions (control_flow.Record), for explain
     warnings: List[str]
-
-
-class Out:
-    """A place in the returned structure filled by graph result `i`: a tensor, a Python
-    number (`weak`, of dtype kind `kind`), or a list of run-time length (`is_list`:
-    the rows of the result)."""
-
-    __slots__ = ("i", "weak", "kind", "is_list")
-
-    def __init__(self, i, weak, kind, is_list=False):
-        self.i, self.weak, self.kind, self.is_list = i, weak, kind, is_list
+    # (ref parameter index, Parameter, sources) of each Parameter the graph reads or
+    # updates (see Compiler.state_sources); the graph then also takes the state token
+    # and returns the last one after its results
+    state_slots: List[tuple] = field(default_factory=list)
 
 
 def build_program(fn, self_obj, args, kwargs, tensors, arg_names, name, *, max_unroll: int,
-                  max_depth: int) -> Program:
+                  max_depth: int, param_args=()) -> Program:
     """Build the graph of fn called with args and kwargs.
 
     Args:
@@ -48,6 +41,8 @@ def build_program(fn, self_obj, args, kwargs, tensors, arg_names, name, *, max_u
             order calls pass their arrays: one graph parameter each.
         arg_names: the names of fn's positional parameters (after self).
         name: the graph's name.
+        param_args: (path, Parameter) of each Parameter argument: state, bound at each
+            call to the Parameter passed there.
 
     Returns:
         The Program (not verified).
@@ -59,6 +54,9 @@ def build_program(fn, self_obj, args, kwargs, tensors, arg_names, name, *, max_u
     graph = Graph(name)
     ctx = GraphContext(graph)
     tmap = {path: GraphTensor(graph.add_param(t, _param_name(path))) for path, _, t in tensors}
+    for k, (path, p) in enumerate(param_args):
+        compiler.note_state_source(p, ("arg", k))
+        ctx.note_ref_name(p, path)
     with ctx:
         gargs = [_to_graph(a, arg_names[i] if i < len(arg_names) else f"args[{i}]", tmap, graph)
                  for i, a in enumerate(args)]
@@ -66,32 +64,17 @@ def build_program(fn, self_obj, args, kwargs, tensors, arg_names, name, *, max_u
         out = build_function(compiler, fn, gargs, gkwargs, self_obj=self_obj)
         results: list = []
         template = _template(out, results, ctx, compiler.return_loc)
+        if ctx.token_param is not None:
+            results.append(ctx.token)     # the last token: every update stays in the graph
         graph.set_results(results)
-    return Program(graph, template, compiler.guards, compiler.records, compiler.warnings)
-
-
-def _template(x, results: list, ctx: GraphContext, loc=None):
-    if isinstance(x, GraphTensor):
-        results.append(ctx.lift(x.value))
-        return Out(len(results) - 1, x.weak, x.dtype.kind)
-    if isinstance(x, DynamicList):
-        s = x.stacked(0)
-        results.append(ctx.lift(s.value))
-        return Out(len(results) - 1, False, s.dtype.kind, is_list=True)
-    if isinstance(x, (LocalFunction, Switch)):
-        raise UnsupportedSyntaxError(
-            "the compiled function returns a function "
-            + ("defined inside it" if isinstance(x, LocalFunction) else
-               "chosen by a tensor value") + "; graph mode returns tensors, numbers and "
-            "tuples, lists and dicts of them", loc=loc,
-            hint="call the function inside and return its result")
-    if isinstance(x, tuple):
-        return tuple(_template(v, results, ctx, loc) for v in x)
-    if isinstance(x, list):
-        return [_template(v, results, ctx, loc) for v in x]
-    if isinstance(x, dict):
-        return {k: _template(v, results, ctx, loc) for k, v in x.items()}
-    return x
+    slots = [(graph.params.index(v), p, compiler.state_sources.get(id(p), []))
+             for p, v in ctx.refs.values()]
+    # a Parameter the graph binds through an attribute is checked by the binding at
+    # each call: its type guard would check it twice
+    bound = {(src[1], src[2]) for _, _, sources in slots for src in sources
+             if src[0] == "attr"}
+    guards = [g for g in compiler.guards if not (g[2] == "param" and (g[0], g[1]) in bound)]
+    return Program(graph, template, guards, compiler.records, compiler.warnings, slots)
 
 
 def _to_graph(x, path, tensor_map, graph):
@@ -105,10 +88,3 @@ def _to_graph(x, path, tensor_map, graph):
     if isinstance(x, dict):
         return {k: _to_graph(v, f"{path}[{k!r}]", tensor_map, graph) for k, v in x.items()}
     return x
-
-
-def _param_name(path: str) -> str:
-    out = "".join(c if c.isalnum() or c == "_" else "_" for c in path).strip("_")
-    while "__" in out:
-        out = out.replace("__", "_")
-    return out or "arg"

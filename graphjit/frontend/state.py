@@ -7,6 +7,8 @@ from typing import Any, Dict, List
 
 import numpy as np
 
+from ..nn import Cell
+from ..parameter import Parameter
 from ..tensor import Tensor
 
 __all__ = ["Compiler", "RET", "RETVAL", "BRK", "CONT", "LEFT", "FLAGS", "bound_name"]
@@ -42,6 +44,12 @@ class Compiler:
         self.external: Dict[int, Any] = {}      # containers that outlive the call, by id
         self.return_loc = None                  # the top-level function's last return
         self.stack: List[Any] = []              # user functions being built (Activation)
+        # id(Parameter) -> where the program found it, for binding it at each call:
+        # ("attr", weakref to owner, name), ("item", weakref to owner, name, index),
+        # ("arg", k) (the k-th Parameter argument) or ("object", the Parameter)
+        self.state_sources: Dict[int, List[tuple]] = {}
+        self.unguarded: set = set()             # ids of tensors the graph takes as inputs
+        self.grad_depth = 0                     # gradient programs being built around
 
     def note_external(self, value):
         if type(value) in (list, dict, set) or isinstance(value, Tensor):
@@ -52,17 +60,53 @@ class Compiler:
         self.records.append(rec)
         return rec
 
+    def note_state_source(self, param, source: tuple) -> None:
+        """Where the program found a Parameter (see state_sources); each once."""
+        found = self.state_sources.setdefault(id(param), [])
+        if source not in found:
+            found.append(source)
+
+    def note_attr_state(self, obj, attr, value) -> None:
+        """A Parameter (or a tuple or list of them) read as an attribute of obj: each is
+        bound through obj at every call, so a new Parameter object of the same type in
+        its place needs no new graph."""
+        try:
+            ref = weakref.ref(obj)
+        except TypeError:
+            return
+        if isinstance(value, Parameter):
+            self.note_state_source(value, ("attr", ref, attr))
+        elif isinstance(value, (tuple, list)):
+            for i, v in enumerate(value):
+                if isinstance(v, Parameter):
+                    self.note_state_source(v, ("item", ref, attr, i))
+
     def guard_attr(self, obj, attr, value):
         """Remember an attribute the graph depends on (the compiled entry is used only
         while it is unchanged). The object is held weakly: a cache must not keep its
-        Cell alive."""
-        if isinstance(value, (bool, int, float, str, type(None))) or (
+        Cell alive. A Parameter is state: only its type is guarded (its data is read
+        when the graph runs); a sub-Cell by identity (the graph is built from it)."""
+        if isinstance(value, Parameter):
+            kind, key = "param", (value._dtype, value._data.shape)
+        elif isinstance(value, (tuple, list)) and value and all(
+                isinstance(v, Parameter) for v in value):
+            kind, key = "params", (type(value), tuple((v._dtype, v._data.shape)
+                                                      for v in value))
+        elif isinstance(value, Cell):
+            kind, key = "id", id(value)
+        elif isinstance(value, (bool, int, float, str, type(None))) or (
                 isinstance(value, tuple) and all(isinstance(v, (bool, int, float, str,
                                                                 type(None))) for v in value)):
             kind, key = "value", value
         elif isinstance(value, Tensor):
-            # the graph holds this tensor's data as a constant: rebuild if either changes
-            kind, key = "tensor", (id(value), id(value._data))
+            if id(value) in self.unguarded:
+                # an input of the graph, read when it runs: new data is fine, another
+                # tensor in its place is not
+                kind, key = "id", id(value)
+            else:
+                # the graph holds this tensor's data as a constant: rebuild if either
+                # changes
+                kind, key = "tensor", (id(value), id(value._data))
         elif isinstance(value, np.ndarray):
             kind, key = "id", id(value)
         else:

@@ -11,10 +11,13 @@ from .. import ops
 from ..ir.errors import (GraphJitError, UndefinedVariableError, UnsupportedSyntaxError)
 from ..ir.graph import Graph, Value
 from ..ir.types import TensorType
+from ..parameter import Parameter
 from ..tensor import Recorder, SymbolicTensor, Tensor, current_recorder
+from .params import StateContext
 
-__all__ = ["GraphTensor", "Undefined", "Lent", "Unassigned", "Unjoinable", "LocalFunction", "Switch", "MaybeUndefined", "GraphContext", "active", "current_loc", "set_loc",
-           "is_graph", "DynamicList"]
+__all__ = ["GraphTensor", "Undefined", "Lent", "Unassigned", "Unjoinable", "LocalFunction",
+           "Switch", "MaybeUndefined", "GraphContext", "active", "current_loc", "set_loc",
+           "is_graph", "as_graph", "DynamicList"]
 
 _state = threading.local()
 
@@ -39,17 +42,24 @@ def set_loc(loc):
     return old
 
 
-class GraphContext(Recorder):
+class GraphContext(StateContext, Recorder):
     """A graph being built, and how outer values reach it (closed subgraphs: every
     outer value read becomes an explicit parameter, recorded in `captures`). Entered,
-    it is the thread's current recorder (tensor.current_recorder)."""
+    it is the thread's current recorder (tensor.current_recorder). Parameters are
+    state it reads and updates when it runs (params.StateContext; `kind` is "root",
+    "branch" or "loop")."""
 
-    def __init__(self, graph: Graph, parent: Optional["GraphContext"] = None):
+    def __init__(self, graph: Graph, parent: Optional["GraphContext"] = None,
+                 kind: Optional[str] = None):
         self.graph = graph
         self.parent = parent
         self.captures: Dict[int, Value] = {}   # id(outer value) -> param
         self.captured: List[Value] = []        # outer values, in param order
         self._consts: Dict[tuple, Value] = {}
+        self._init_state(kind or ("root" if parent is None else "branch"))
+        # tensors (Parameters, say) that are inputs of this graph rather than constants:
+        # id(tensor) -> the value standing for it
+        self.bound: Dict[int, Value] = {}
 
     def owns(self, v: Value) -> bool:
         ctx = self
@@ -106,6 +116,14 @@ class GraphContext(Recorder):
         if isinstance(x, GraphTensor):
             return self.lift(x.value)
         if isinstance(x, Tensor):
+            ctx = self
+            while ctx is not None:     # a weight a gradient program takes as its input
+                v = ctx.bound.get(id(x))
+                if v is not None:
+                    return self.lift(v)
+                ctx = ctx.parent
+            if isinstance(x, Parameter):
+                return self.read_param(x)
             return self.const(x._need_data())
         return self.const(np.asarray(x))
 
@@ -120,6 +138,16 @@ class GraphContext(Recorder):
 
 def is_graph(x) -> bool:
     return isinstance(x, (GraphTensor, DynamicList))
+
+
+def as_graph(x):
+    """x, or for a Parameter its value as a graph value (read where the program uses it
+    as a Python value would be: a condition, int(), iteration, unpacking)."""
+    if isinstance(x, Parameter):
+        ctx = current_recorder()
+        if isinstance(ctx, GraphContext):
+            return GraphTensor(ctx.read_param(x))
+    return x
 
 
 _WEAK_PRESERVING = frozenset({"Neg", "Abs", "Floor", "Ceil", "Sign", "Square", "Identity",

@@ -68,7 +68,7 @@ def check_condition_type(op: str, t: TensorType, what: str = "condition") -> Non
     Raises:
         ShapeInferenceError: naming the op, what the value is for, and its type.
     """
-    if not t.dtype.is_bool:
+    if not t.is_tensor or not t.dtype.is_bool:
         raise ShapeInferenceError(f"{op}: the {what} must be bool, got {t}")
     if t.shape is not None and (len(t.shape) > 1 or num_elements(t.shape) not in (None, 1)):
         raise ShapeInferenceError(
@@ -118,7 +118,7 @@ def _fits(param: TensorType, given: TensorType) -> bool:
         return False
 
 
-register_op("If", ("condition", "*operands"),
+register_op("If", ("condition", "*operands: any"),
             {"then_graph": REQUIRED, "else_graph": REQUIRED}, infer=_if_infer,
             family="control", doc="run then_graph or else_graph on the operands")
 
@@ -200,7 +200,7 @@ def _loop_infer(ts, attrs, consts):
     if len(ts) < 2:
         raise ShapeInferenceError("Loop: needs a trip count and a condition input")
     trip, cond = ts[0], ts[1]
-    if trip.dtype.name not in ("int32", "int64"):
+    if not trip.is_tensor or trip.dtype.name not in ("int32", "int64"):
         raise ShapeInferenceError(f"Loop: the trip count must be int32 or int64, got {trip}")
     if trip.shape is not None and (len(trip.shape) > 1 or num_elements(trip.shape) not in
                                    (None, 1)):
@@ -226,7 +226,7 @@ def _loop_infer(ts, attrs, consts):
     return tuple(outs)
 
 
-register_op("Loop", ("trip_count", "condition", "*inputs"),
+register_op("Loop", ("trip_count", "condition", "*inputs: any"),
             {"body": REQUIRED, "input_map": (), "output_map": (), "back_edges": (),
              "current_iteration": -1, "condition_result": REQUIRED},
             infer=_loop_infer, infer_takes_consts=True, family="control",

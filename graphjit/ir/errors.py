@@ -12,7 +12,7 @@ __all__ = [
     "GraphJitError", "ShapeJoinError", "TypeJoinError", "UnsupportedSyntaxError",
     "UndefinedVariableError", "ShapeInferenceError", "OpNotFoundError",
     "MissingInferenceError", "GraphVerificationError", "GraphRuntimeError",
-    "EquivalenceError", "ModelFileError",
+    "EquivalenceError", "ModelFileError", "MissingGradientError",
 ]
 
 
@@ -107,6 +107,10 @@ class MissingInferenceError(GraphJitError, NotImplementedError):
     """An operator was registered without a shape inference function."""
 
 
+class MissingGradientError(GraphJitError, NotImplementedError):
+    """A gradient was asked through an operator that declares none."""
+
+
 class GraphVerificationError(GraphJitError, ValueError):
     """A graph breaks an IR invariant (types, port maps, dominance...)."""
 
@@ -147,5 +151,6 @@ def _install_str(cls):
 
 for _cls in (ShapeJoinError, TypeJoinError, UnsupportedSyntaxError, UndefinedVariableError,
              ShapeInferenceError, OpNotFoundError, MissingInferenceError,
-             GraphVerificationError, GraphRuntimeError, EquivalenceError, ModelFileError):
+             MissingGradientError, GraphVerificationError, GraphRuntimeError,
+             EquivalenceError, ModelFileError):
     _install_str(_cls)

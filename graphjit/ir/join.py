@@ -65,12 +65,19 @@ def _d(x) -> str:
 
 
 def join_types(t1: TensorType, t2: TensorType) -> TensorType:
-    """Join two tensor types: equal dtypes and the ShapeJoin of the shapes.
+    """Join two tensor types: equal dtypes and the ShapeJoin of the shapes (and one
+    kind: a ref or the state token joins only with its own kind).
 
     Raises:
-        TypeJoinError: the dtypes differ.
+        TypeJoinError: the dtypes or kinds differ.
         ShapeJoinError: the shapes do not join.
     """
+    if t1.kind != t2.kind:
+        err = TypeJoinError(
+            f"Cannot join a {t1.kind} ({t1}) with a {t2.kind} ({t2}): state values (refs to "
+            f"Parameters and the state token) join only with their own kind")
+        err.dtypes = (t1.dtype, t2.dtype)
+        raise err
     if t1.dtype is not t2.dtype:
         err = TypeJoinError(
             f"Cannot join the return values of different branches, perhaps you need to make "
@@ -79,4 +86,4 @@ def join_types(t1: TensorType, t2: TensorType) -> TensorType:
         raise err
     if t1.shape == t2.shape:
         return t1
-    return TensorType(t1.dtype, join_shapes(t1.shape, t2.shape))
+    return TensorType(t1.dtype, join_shapes(t1.shape, t2.shape), t1.kind)

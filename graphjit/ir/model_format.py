@@ -5,7 +5,7 @@ from __future__ import annotations
 import struct
 import zipfile
 import zlib
-from typing import Any, Dict, NamedTuple
+from typing import Any, Dict, NamedTuple, Optional, Tuple
 
 from .dtypes import ALL_DTYPES, DType
 from .graph import Graph
@@ -33,9 +33,11 @@ ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, Value
 
 
 class ModelFile(NamedTuple):
-    """What load_model_file returns: the graph, the model's name, and the metadata
-    (plain JSON data) it was saved with."""
+    """What load_model_file returns: the graph, the model's name, the metadata (plain
+    JSON data) it was saved with, and the values of the Parameters the graph reads and
+    updates: one (name, array) per ref parameter of the graph, in parameter order."""
 
     graph: Graph
     name: str
     metadata: Dict[str, Any]
+    state: Tuple[Tuple[Optional[str], Any], ...] = ()

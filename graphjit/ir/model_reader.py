@@ -19,7 +19,7 @@ from .loc import SourceLoc
 from .model_format import (DTYPE_NAMES, DTYPES, FORMAT_NAME, FORMAT_VERSION, GRAPH_ENTRY,
                            MAX_DEPTH, MAX_DIM, MAX_JSON_BYTES, MAX_RANK, ZIP_ERRORS, ModelFile)
 from .registry import has_op
-from .types import TensorType
+from .types import KINDS, TensorType
 from .verifier import verify
 
 __all__ = ["ModelReader"]
@@ -115,7 +115,31 @@ class ModelReader:
         name = d.get("name", graph.name)
         if not isinstance(name, str):
             raise self.fail(f"{GRAPH_ENTRY} > name", f"must be a string, got {name!r}")
-        return ModelFile(graph, name, metadata)
+        return ModelFile(graph, name, metadata, self.state(d.get("state", []), graph))
+
+    def state(self, x, graph: Graph):
+        """The (name, array) of each ref parameter, checked against its type."""
+        where = f"{GRAPH_ENTRY} > state"
+        items = self.as_list(x, where)
+        refs = [p for p in graph.params if p.type.kind == "ref"]
+        if len(items) != len(refs):
+            raise self.fail(where, f"the graph reads {len(refs)} Parameter(s), but the file "
+                                   f"holds {len(items)} value(s) for them")
+        out = []
+        for i, (item, p) in enumerate(zip(items, refs)):
+            at = f"{where} > {i}"
+            d = self.as_obj(item, at, ("value",))
+            name = self.as_str(d.get("name"), f"{at} > name", optional=True)
+            v = self.as_obj(d["value"], f"{at} > value", ("array",))
+            arr = self._array(v["array"], f"{at} > value", 0)
+            t = p.type
+            if arr.dtype != t.dtype.np or (t.shape is not None and (
+                    arr.ndim != len(t.shape) or any(a is not None and a != b
+                                                    for a, b in zip(t.shape, arr.shape)))):
+                raise self.fail(at, f"the value is {arr.dtype}{list(arr.shape)}, but the "
+                                    f"graph reads parameter '{p.name}' as {t}")
+            out.append((name, arr))
+        return tuple(out)
 
     def as_obj(self, x, where: str, required=()) -> dict:
         if not isinstance(x, dict):
@@ -165,8 +189,12 @@ class ModelReader:
 
     def as_type(self, x, where: str) -> TensorType:
         d = self.as_obj(x, where, ("dtype", "shape"))
+        kind = d.get("kind", "tensor")
+        if kind not in KINDS:
+            raise self.fail(f"{where} > kind", f"unknown kind {kind!r}; the kinds are "
+                                               f"{', '.join(KINDS)}")
         return TensorType(self.as_dtype(d["dtype"], f"{where} > dtype"),
-                          self.as_shape(d["shape"], f"{where} > shape", unknown_ok=True))
+                          self.as_shape(d["shape"], f"{where} > shape", unknown_ok=True), kind)
 
     def value_decl(self, x, where: str) -> Tuple[Optional[str], TensorType]:
         d = self.as_obj(x, where, ("type",))

@@ -17,10 +17,21 @@ import numpy as np
 from .errors import MissingInferenceError, OpNotFoundError, ShapeInferenceError
 from .types import TensorType
 
-__all__ = ["OpDef", "register_op", "get_op", "has_op", "all_ops", "REQUIRED", "FAMILIES",
-           "EFFECTS"]
+__all__ = ["OpDef", "register_op", "get_op", "has_op", "all_ops", "set_grad", "REQUIRED",
+           "FAMILIES", "EFFECTS", "NOT_DIFFERENTIABLE"]
 
 REQUIRED = object()  # marks an attribute without a default
+
+
+class _NotDifferentiable:
+    """The `grad` of an op whose outputs carry no gradient back to its inputs: integer,
+    bool and shape results, piecewise-constant functions (Floor, Sign), StopGradient."""
+
+    def __repr__(self):
+        return "NOT_DIFFERENTIABLE"
+
+
+NOT_DIFFERENTIABLE = _NotDifferentiable()
 FAMILIES = ("elementwise", "reduction", "shape", "creation", "extern", "control")
 
 # What an op may do besides computing its outputs (OpDef.effects; None: nothing, the op
@@ -34,6 +45,12 @@ EFFECTS = {
     "write": "updates state (Assign, optimizer updates of a Parameter)",
     "random": "draws random numbers (each run differs)",
 }
+# The kinds of value an input takes, spelled after its name as in the seed's
+# REGISTER_OP (`"var: resource"`): a tensor (no annotation), a ref to a Parameter
+# (`ref`, or `resource` as TensorFlow spells it), the state token (`state`), or any
+# kind (`any`: If and Loop operands, which pass state values into their subgraphs).
+_INPUT_KINDS = {"tensor": "tensor", "ref": "ref", "resource": "ref", "state": "state",
+                "any": "any"}
 
 InferFn = Callable[[Sequence[TensorType], Dict[str, Any]], Any]
 
@@ -57,6 +74,15 @@ class OpDef:
             inputs holding the numpy value of each input a Const node makes (else None).
         effects: None for a pure op (its outputs depend only on its inputs and
             attributes, and running it does nothing else), else one of EFFECTS.
+        input_kinds: per input (the variadic one's applies to all it takes): "tensor",
+            "ref" (a Parameter the op reads or updates when it runs), "state" (the state
+            token) or "any"; checked before `infer` runs, so an op never sees a kind
+            it does not declare.
+        grad: the reverse-mode rule `grad(b, n) -> [adjoint of each input or None]`,
+            written against graphjit.ir.grad (GradBuilder `b`, GradNode `n`), so one
+            rule builds backward graph nodes and runs on eager arrays alike;
+            NOT_DIFFERENTIABLE for ops whose outputs carry no gradient; None when no
+            gradient is declared (differentiating through the op is then an error).
     """
 
     name: str
@@ -70,6 +96,8 @@ class OpDef:
     exact_dtype: bool = False
     infer_takes_consts: bool = False
     effects: Optional[str] = None
+    input_kinds: Tuple[str, ...] = ()
+    grad: Optional[Callable] = None
 
     @property
     def variadic(self) -> bool:
@@ -81,6 +109,31 @@ class OpDef:
             want = f"at least {fixed}" if self.variadic else str(fixed)
             raise ShapeInferenceError(
                 f"op '{self.name}' takes {want} input(s) ({', '.join(self.inputs)}), got {n}")
+
+    def kind_of_input(self, i: int) -> str:
+        """The kind input i takes (see input_kinds)."""
+        if not self.input_kinds:
+            return "tensor"
+        return self.input_kinds[min(i, len(self.input_kinds) - 1)] if self.variadic else \
+            self.input_kinds[i]
+
+    def check_kinds(self, input_types: Sequence[TensorType]) -> None:
+        """Every input is of the kind the op declares for it.
+
+        Raises:
+            ShapeInferenceError: naming the input, what it is and what the op takes.
+        """
+        for i, t in enumerate(input_types):
+            want = self.kind_of_input(i)
+            if want == "any" or t.kind == want:
+                continue
+            name = self.inputs[min(i, len(self.inputs) - 1)].lstrip("*")
+            what = {"ref": "a ref to a Parameter", "state": "the state token",
+                    "tensor": "a tensor"}
+            raise ShapeInferenceError(
+                f"op '{self.name}' input {i} ({name}) must be {what[want]}, got {t}"
+                + (" (refs and the state token go only to state ops)" if t.kind != "tensor"
+                   else ""))
 
     def normalize_attrs(self, attrs: Dict[str, Any]) -> Dict[str, Any]:
         """Attrs with defaults filled in; unknown or missing attributes are errors."""
@@ -113,6 +166,7 @@ class OpDef:
                 f"to define it?",
                 hint=f"pass infer=... to ops.register_op('{self.name}', ...)")
         self.check_arity(len(input_types))
+        self.check_kinds(input_types)
         if self.infer_takes_consts:
             consts = tuple(consts) if consts is not None else (None,) * len(input_types)
             out = self.infer(tuple(input_types), attrs, consts=consts)
@@ -162,12 +216,15 @@ def register_op(name: str, inputs: Sequence[str] = (), attrs: Optional[Dict[str,
                 infer: Optional[InferFn] = None, kernel: Optional[Callable] = None,
                 family: str = "extern", doc: str = "", kernel_factory=None,
                 exact_dtype: bool = False, replace: bool = False,
-                infer_takes_consts: bool = False, effects: Optional[str] = None) -> OpDef:
+                infer_takes_consts: bool = False, effects: Optional[str] = None,
+                grad: Optional[Callable] = None) -> OpDef:
     """Declare an operator and add it to the global registry.
 
     Args:
         name: the op's name; must be new unless `replace` is true.
-        inputs: input names (`"*xs"` for a variadic last input).
+        inputs: input names (`"*xs"` for a variadic last input), each optionally
+            followed by its kind: `"var: resource"` (or `ref`) for a Parameter the op
+            reads or updates, `"state: state"` for the state token (see OpDef).
         attrs: attribute defaults (`REQUIRED` for none).
         infer: shape-and-dtype inference function (input types, attrs) -> type(s).
             An op without one can be registered, but building a node of it fails
@@ -179,6 +236,7 @@ def register_op(name: str, inputs: Sequence[str] = (), attrs: Optional[Dict[str,
             ("io", "check", "read", "write", "random"). Passes never remove, merge,
             duplicate or move a node with effects (a "read" node may be removed
             when unused).
+        grad: its gradient rule, or NOT_DIFFERENTIABLE (see OpDef).
 
     Returns:
         The OpDef.
@@ -195,13 +253,27 @@ def register_op(name: str, inputs: Sequence[str] = (), attrs: Optional[Dict[str,
                          f"{', '.join(EFFECTS)}")
     if name in _REGISTRY and not replace:
         raise ValueError(f"op '{name}' is already registered (pass replace=True to redefine it)")
-    inputs = tuple(inputs)
+    inputs, kinds = _parse_inputs(name, inputs)
     if any(i.startswith("*") for i in inputs[:-1]):
         raise ValueError("only the last input of an op may be variadic ('*name')")
     op = OpDef(name, inputs, dict(attrs or {}), infer, kernel, family, doc, kernel_factory,
-               exact_dtype, infer_takes_consts, effects)
+               exact_dtype, infer_takes_consts, effects, kinds, grad)
     _REGISTRY[name] = op
     return op
+
+
+def _parse_inputs(op: str, inputs: Sequence[str]):
+    """(names, kinds): "var: resource" is the input `var` of kind ref."""
+    names, kinds = [], []
+    for spec in inputs:
+        name, _, kind = (x.strip() for x in str(spec).partition(":"))
+        kind = kind or "tensor"
+        if kind not in _INPUT_KINDS:
+            raise ValueError(f"op '{op}': input '{spec}' has an unknown kind '{kind}'; use "
+                             f"one of {', '.join(_INPUT_KINDS)}")
+        names.append(name)
+        kinds.append(_INPUT_KINDS[kind])
+    return tuple(names), (tuple(kinds) if any(k != "tensor" for k in kinds) else ())
 
 
 def get_op(name: str) -> OpDef:
@@ -217,6 +289,14 @@ def get_op(name: str) -> OpDef:
         hint = f"did you mean {', '.join(repr(c) for c in close)}?" if close else \
             "register it with ops.register_op(...)"
         raise OpNotFoundError(f"no operator named '{name}' is registered", hint=hint) from None
+
+
+def set_grad(name: str, grad) -> None:
+    """Declare the gradient rule of a registered op (see OpDef.grad)."""
+    if not (grad is NOT_DIFFERENTIABLE or callable(grad)):
+        raise TypeError(f"the gradient of '{name}' must be a function or NOT_DIFFERENTIABLE, "
+                        f"got {grad!r}")
+    get_op(name).grad = grad
 
 
 def has_op(name: str) -> bool:

@@ -7,11 +7,15 @@ constant as an `.npy` entry. Nothing is pickled, and nothing in a file is execut
 
 The JSON document, format version 1:
 
-    {"format": "graphjit-model", "version": 1, "name": str, "metadata": {...}, "graph": G}
+    {"format": "graphjit-model", "version": 1, "name": str, "metadata": {...}, "graph": G,
+     "state"?: [S]}
+    S   = {"name": str | null, "value": {"array": R}}: the value of each ref parameter
+          of G (a Parameter the graph reads and updates), in parameter order
     G   = {"name": str, "params": [V], "nodes": [N], "results": [ref]}
     V   = {"name": str | null, "type": T}
-    T   = {"dtype": "float32", "shape": null | [int | null, ...]}
+    T   = {"dtype": "float32", "shape": null | [int | null, ...], "kind"?: K}
           (a null shape is an unknown rank, a null dim an unknown dim)
+    K   = "ref" | "state"   (absent: a tensor; see graphjit.ir.defs.state)
     N   = {"op": str, "inputs": [ref], "attrs": {str: A}, "outputs": [V], "loc": L | null}
     ref = index of a value of the same graph: its params first, then the outputs of
           its nodes in order (subgraphs are closed, so refs never leave a graph)
@@ -37,7 +41,7 @@ import math
 import os
 import uuid
 import zipfile
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -55,7 +59,8 @@ __all__ = ["save_graph", "load_graph", "load_model_file", "ModelFile", "FORMAT_N
 
 # -- saving ------------------------------------------------------------------------------------
 def save_graph(graph: Graph, path, name: Optional[str] = None,
-               metadata: Optional[Dict[str, Any]] = None) -> None:
+               metadata: Optional[Dict[str, Any]] = None,
+               state: Sequence[Tuple[Optional[str], np.ndarray]] = ()) -> None:
     """Write a graph, its subgraphs and its constants to one file.
 
     Args:
@@ -64,6 +69,8 @@ def save_graph(graph: Graph, path, name: Optional[str] = None,
             a writable binary file object.
         name: the model's name (defaults to the graph's name).
         metadata: plain JSON data stored beside the graph (a dict with str keys).
+        state: (name, array) of each ref parameter of the graph, in parameter order:
+            the values of the Parameters it reads and updates (its weights).
 
     Raises:
         GraphVerificationError: the graph is not valid.
@@ -81,6 +88,15 @@ def save_graph(graph: Graph, path, name: Optional[str] = None,
     doc = {"format": FORMAT_NAME, "version": FORMAT_VERSION,
            "name": graph.name if name is None else str(name),
            "metadata": metadata or {}, "graph": writer.graph(graph, 0)}
+    refs = [p for p in graph.params if p.type.kind == "ref"]
+    state = list(state)
+    if len(state) != len(refs):
+        raise ValueError(f"graph '{graph.name}' reads {len(refs)} Parameter(s) but "
+                         f"{len(state)} value(s) were given to save with it")
+    if refs:
+        doc["state"] = [{"name": _enc_name(n, "state"),
+                         "value": {"array": writer.array(_state_array(p, a), "state")}}
+                        for p, (n, a) in zip(refs, state)]
     try:
         text = json.dumps(doc, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
     except (TypeError, ValueError) as e:
@@ -103,6 +119,16 @@ def save_graph(graph: Graph, path, name: Optional[str] = None,
         raise
 
 
+def _state_array(p, a) -> np.ndarray:
+    arr = np.asarray(a)
+    t = p.type
+    if arr.dtype != t.dtype.np or (t.shape is not None and (arr.ndim != len(t.shape) or any(
+            d is not None and d != s for d, s in zip(t.shape, arr.shape)))):
+        raise ValueError(f"the value saved for {p.name or 'a Parameter'} is {arr.dtype}"
+                         f"{list(arr.shape)}, but the graph reads it as {t}")
+    return arr
+
+
 def _write_zip(f, text: str, entries: List[Tuple[str, np.ndarray]]) -> None:
     with zipfile.ZipFile(f, "w") as zf:
         info = zipfile.ZipInfo(GRAPH_ENTRY, date_time=EPOCH)
@@ -116,8 +142,10 @@ def _write_zip(f, text: str, entries: List[Tuple[str, np.ndarray]]) -> None:
 
 
 def _enc_type(t: TensorType) -> dict:
-    return {"dtype": t.dtype.name,
-            "shape": None if t.shape is None else list(t.shape)}
+    out = {"dtype": t.dtype.name, "shape": None if t.shape is None else list(t.shape)}
+    if not t.is_tensor:
+        out["kind"] = t.kind
+    return out
 
 
 def _enc_loc(loc) -> Optional[dict]:

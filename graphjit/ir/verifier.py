@@ -6,7 +6,7 @@ from .join import join_types
 from .registry import get_op
 from .types import TensorType, num_elements
 
-__all__ = ["verify", "check_loop_ports"]
+__all__ = ["verify", "check_loop_ports", "check_state"]
 
 
 def _bad(msg, node=None):
@@ -108,6 +108,9 @@ def check_loop_ports(ts, attrs) -> None:
         used_inputs.add(li)
         t = ts[li]
         if axis is not None:
+            if not t.is_tensor:
+                raise _bad(f"Loop: input_map entry {(li, bp, axis)} slices Loop input {li}, "
+                           f"which is {t}; only tensors can be sliced")
             if not _axis_ok(axis, t.rank):
                 raise _bad(f"Loop: slicing axis {axis!r} is out of range for Loop input {li} "
                            f"of type {t}; {_axis_range(t.rank)}")
@@ -137,6 +140,9 @@ def check_loop_ports(ts, attrs) -> None:
                        f"the body '{body.name}' has {n_res} result(s)")
         if axis is not None:
             t = body.results[ri].type
+            if not t.is_tensor:
+                raise _bad(f"Loop: output_map entry {(ri, axis)} concatenates body result "
+                           f"{ri}, which is {t}; only tensors can be concatenated")
             if not _axis_ok(axis, t.rank):
                 raise _bad(f"Loop: concatenation axis {axis!r} is out of range for body "
                            f"result {ri} of type {t}; {_axis_range(t.rank)}")
@@ -176,7 +182,8 @@ def check_loop_ports(ts, attrs) -> None:
 def verify(graph) -> None:
     """Check a graph and its subgraphs: closed subgraphs, dominance, every node's
     output types against its op's inference (for Loop: port maps, axes, purposes,
-    dtypes and back-edge joins; for If: branch arity, parameter types and the join).
+    dtypes and back-edge joins; for If: branch arity, parameter types and the join),
+    and the state rules (check_state).
 
     Raises:
         GraphVerificationError: with the offending node and its source line.
@@ -222,3 +229,44 @@ def _verify(graph, seen_graphs) -> None:
     for r in graph.results:
         if id(r) not in defined:
             raise _bad(f"result {r!r} of '{graph.name}' is not defined in it")
+    check_state(graph)
+
+
+def check_state(graph) -> None:
+    """The state rules (graphjit.ir.defs.state), which make the order of every read
+    and update of a Parameter data flow that no transformation can change:
+    a graph has at most one state-token parameter; every state value is used once
+    (by one node input or one result), so the state ops of a graph form one chain
+    from that parameter; the chain ends in exactly one result of the graph, so no
+    update can be dropped from it; and a ref (a Parameter) is never a result.
+
+    Raises:
+        GraphVerificationError: naming the rule, the graph and the node.
+    """
+    tokens = [p for p in graph.params if p.type.kind == "state"]
+    if len(tokens) > 1:
+        raise _bad(f"graph '{graph.name}' has {len(tokens)} state-token parameters; a graph "
+                   f"threads one token, so its reads and updates have one order")
+    users = {}
+    for node in graph.nodes:
+        for v in node.inputs:
+            if v.type.kind == "state":
+                if id(v) in users:
+                    raise _bad(f"the state token {v.name or '?'} is used twice (by "
+                               f"{users[id(v)]} and {node.op}); each state op must take the "
+                               f"token the one before it gave, so their order is fixed", node)
+                users[id(v)] = node.op
+    results = [r for r in graph.results if r.type.kind == "state"]
+    for r in results:
+        if id(r) in users:
+            raise _bad(f"the state token returned by '{graph.name}' is also used by "
+                       f"{users[id(r)]}; the graph must return the last token")
+        users[id(r)] = "return"
+    if tokens and len(results) != 1:
+        raise _bad(f"graph '{graph.name}' takes the state token but returns "
+                   f"{len(results)} tokens; it must return the last one, so that every "
+                   f"update it makes stays in the order of the program")
+    for r in graph.results:
+        if r.type.kind == "ref":
+            raise _bad(f"graph '{graph.name}' returns a ref ({r.type}); refs stand for "
+                       f"Parameters and only go into state ops and subgraphs")

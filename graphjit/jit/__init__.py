@@ -6,5 +6,7 @@ through context.compiler, installed here at import."""
 from .. import context as _context
 from .api import call_compiled as _call_compiled
 from .cache import cache_of as _cache_of
+from .grad import call_grad as _call_grad
 
 _context.install_compiler(_call_compiled, _cache_of)
+_context.compiler.call_grad = _call_grad

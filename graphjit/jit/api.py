@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Dict
 
+from ..autodiff import current_tape
 from ..ir.errors import UnsupportedSyntaxError
 from ..ir.types import format_shape
 from ..nn import Cell
@@ -33,6 +34,9 @@ def call_compiled(cell, args, kwargs):
     __call__ raises its errors)."""
     if _building():
         raise UnsupportedSyntaxError("a Cell was called on graph values outside the builder")
+    if current_tape() is not None:
+        # a PYNATIVE gradient is being taken: the tape records eager ops (same meaning)
+        return type(cell).construct(cell, *args, **kwargs)
     fn = type(cell).construct
     cache = _cache_for(cell, fn)
     hit, out = _call_fast(cache, args, kwargs)
@@ -95,6 +99,9 @@ def _call_jit(jf: JitFunction, self_obj, args, kwargs):
     if _building():
         raise UnsupportedSyntaxError("a @jit function was called on graph values outside "
                                      "the builder")
+    if current_tape() is not None:
+        # a PYNATIVE gradient is being taken: the tape records eager ops (same meaning)
+        return jf.fn(*((self_obj,) if self_obj is not None else ()), *args, **kwargs)
     owner = jf if self_obj is None else self_obj
     name = getattr(jf.fn, "__name__", "function")
     specs = jf.input_signature
@@ -194,7 +201,8 @@ def compile_for_model(target, example_inputs, name=None):
         owner = jf or _ModelOwner(fn)
         specs = None
         label = name or getattr(fn, "__name__", "model")
-    entry, _ = get_entry(owner, fn, self_obj, list(example_inputs), {}, specs, label)
+    entry, example = get_entry(owner, fn, self_obj, list(example_inputs), {}, specs, label)
+    example_params = [p for _, p in example.params]
 
     def runner(*inputs):
         key, tensors = _signature(_arg_names(fn, self_obj is not None), list(inputs), {},
@@ -207,7 +215,17 @@ def compile_for_model(target, example_inputs, name=None):
                             f"{_constants(entry.key)}, got {_constants(key)}; compile it "
                             f"again for other values")
         return entry.run(tensors)
-    return entry.graph, label, runner, entry
+
+    def variables():
+        """The Parameters the model reads, found again at each run (those passed as
+        arguments: the example's)."""
+        found = entry.state.resolve(example_params)
+        if found is None:
+            raise RuntimeError(f"a Parameter the compiled model '{label}' reads was replaced "
+                               f"by one of another type, or is gone; compile it again")
+        return found
+    return entry.graph, label, runner, entry, (variables if entry.state is not None
+                                               else None)
 
 
 def _constants(key) -> str:
@@ -220,7 +238,8 @@ class _ModelOwner:
 
 
 def _check_matches(entry, tensors, key):
-    params = entry.graph.params
+    params = entry.graph.params if entry.state is None else \
+        entry.state.tensor_params(entry.graph)
     if len(tensors) != len(params):
         raise TypeError(f"the model takes {len(params)} tensor input(s), got {len(tensors)}")
     for (path, x, t), p in zip(tensors, params):

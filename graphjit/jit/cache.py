@@ -14,12 +14,14 @@ import numpy as np
 from ..backend.executor import compile_graph
 from ..context import get_context
 from ..frontend.program import Out, build_program
+from .bindings import StateBinding
 from ..ir.dtypes import as_dtype
 from ..ir.graph import Graph
 from ..ir.types import TensorType, format_shape
 from ..ir.verifier import verify
 from ..nn import Cell
 from ..passes import optimize
+from ..parameter import Parameter
 from ..tensor import Tensor, TensorSpec
 
 __all__ = ["CacheEntry", "cache_of", "get_entry", "build_entry", "signature"]
@@ -34,8 +36,22 @@ def _spec_type(spec) -> Optional[TensorType]:
     return None
 
 
+class _Leaves(list):
+    """The tensor leaves of a call's arguments, (path, tensor or None, graph type) each;
+    `params` holds (path, Parameter) of its Parameter leaves (state, bound by
+    reference)."""
+
+    def __init__(self):
+        super().__init__()
+        self.params: List[tuple] = []
+
+
 def _flatten(x, path, tensors: list, specs=None):
     """The cache-key part for x; appends tensor leaves (with their graph types)."""
+    if isinstance(x, Parameter) and hasattr(tensors, "params"):
+        t = x.type
+        tensors.params.append((path, x))
+        return ("P", t.dtype.name, t.shape)
     if isinstance(x, Tensor):
         if not x.has_data:
             t = x.type
@@ -84,7 +100,7 @@ def _check_spec(path, x: Tensor, st: TensorType):
 
 
 def _signature(arg_names, args, kwargs, specs):
-    tensors: list = []
+    tensors = _Leaves()
     key = []
     for i, a in enumerate(args):
         name = arg_names[i] if i < len(arg_names) else f"args[{i}]"
@@ -111,8 +127,11 @@ class CacheEntry:
     compile_seconds: float
     arg_desc: List[Tuple[str, str]] = field(default_factory=list)
     checked: bool = False
+    state: Optional[StateBinding] = None   # the Parameters the graph reads and updates
 
-    def guards_hold(self) -> bool:
+    def guards_hold(self, arg_params=None, state=True) -> bool:
+        """Whether every attribute the graph depends on is as it was, and (state) its
+        Parameters can be bound (arg_params: the call's Parameter arguments, if known)."""
         for ref, attr, kind, value in self.guards:
             obj = ref()
             if obj is None:
@@ -127,9 +146,18 @@ class CacheEntry:
             elif kind == "tensor":
                 if id(cur) != value[0] or id(getattr(cur, "_data", None)) != value[1]:
                     return False
+            elif kind == "param":
+                if not isinstance(cur, Parameter) or cur._dtype is not value[0] or \
+                        cur._data.shape != value[1]:
+                    return False
+            elif kind == "params":
+                if type(cur) is not value[0] or len(cur) != len(value[1]) or not all(
+                        isinstance(p, Parameter) and p._dtype is t[0] and p._data.shape == t[1]
+                        for p, t in zip(cur, value[1])):
+                    return False
             elif id(cur) != value:
                 return False
-        return True
+        return not state or self.state is None or self.state.resolve(arg_params) is not None
 
     def run(self, tensors):
         arrays = []
@@ -137,10 +165,18 @@ class CacheEntry:
             if x is None:
                 raise ValueError(f"argument {path} is a Tensor without data; pass real data")
             arrays.append(x._need_data())
-        return self.run_arrays(arrays)
+        return self.run_arrays(arrays, [p for _, p in getattr(tensors, "params", ())])
 
-    def run_arrays(self, arrays):
-        outs = self.plan(*arrays)
+    def run_arrays(self, arrays, arg_params=(), variables=None):
+        if self.state is None:
+            outs = self.plan(*arrays)
+        else:
+            if variables is None:
+                variables = self.state.resolve(arg_params)
+            if variables is None:
+                raise RuntimeError("a Parameter the compiled graph reads was replaced by "
+                                   "another thread while this call started; call again")
+            outs = self.plan(*self.state.arguments(arrays, variables))
         t = self.template
         if type(t) is Out and not t.weak and not t.is_list:
             return Tensor._wrap(outs[t.i])
@@ -187,9 +223,14 @@ def _call_fast(cache: _Cache, args, kwargs):
     if fk is None:
         return False, None
     e = cache.fast.get(fk[0])
-    if e is None or (e.guards and not e.guards_hold()):
+    if e is None or (e.guards and not e.guards_hold(state=False)):
         return False, None
-    return True, e.run_arrays(fk[1])
+    variables = None
+    if e.state is not None:      # bound once per call: the check is the binding
+        variables = e.state.resolve()
+        if variables is None:
+            return False, None
+    return True, e.run_arrays(fk[1], variables=variables)
 
 
 def _remember_fast(cache: _Cache, args, kwargs, entry):
@@ -281,7 +322,8 @@ def build_entry(fn, self_obj, args, kwargs, key, tensors, name, reason) -> Cache
     names = _arg_names(fn, self_obj is not None)
     program = build_program(_unwrap(fn), self_obj, args, kwargs, tensors, names, name,
                             max_unroll=get_context("max_unroll"),
-                            max_depth=min(int(get_context("max_call_depth")), 400))
+                            max_depth=min(int(get_context("max_call_depth")), 400),
+                            param_args=getattr(tensors, "params", ()))
     graph = program.graph
     verify(graph)
     graph = optimize(graph, get_context("optimize_graphs"), get_context("dump_passes"))
@@ -289,9 +331,11 @@ def build_entry(fn, self_obj, args, kwargs, key, tensors, name, reason) -> Cache
     for w in program.warnings:
         import warnings as _w
         _w.warn(f"graphjit: {w}", RuntimeWarning, stacklevel=4)
+    state = StateBinding(graph, program.state_slots) if any(
+        p.type.kind != "tensor" for p in graph.params) else None
     return CacheEntry(key, graph, plan, program.template, program.guards, program.records,
                       program.warnings, reason, time.perf_counter() - t0,
-                      _describe_signature(key, names, len(args)))
+                      _describe_signature(key, names, len(args)), state=state)
 
 
 def _diff_reason(entries: List[CacheEntry], key, names) -> str:
@@ -353,8 +397,19 @@ def _guard_reason(entries: List[CacheEntry]) -> str:
             if kind == "tensor" and (id(cur) != value[0] or
                                      id(getattr(cur, "_data", None)) != value[1]):
                 return f"tensor attribute {type(obj).__name__}.{attr} got new data"
+            if kind == "param" and (not isinstance(cur, Parameter) or
+                                    (cur._dtype, cur._data.shape) != value):
+                return (f"Parameter {type(obj).__name__}.{attr} changed type: "
+                        f"{TensorType(*value)} -> {getattr(cur, 'type', type(cur).__name__)}")
+            if kind == "params" and (type(cur) is not value[0] or len(cur) != len(value[1])
+                                     or not all(isinstance(p, Parameter) and
+                                                (p._dtype, p._data.shape) == t
+                                                for p, t in zip(cur, value[1]))):
+                return f"the Parameters of {type(obj).__name__}.{attr} changed"
             if kind == "id" and id(cur) != value:
                 return f"attribute {type(obj).__name__}.{attr} is a new object"
+        if e.state is not None and e.state.resolve() is None:
+            return e.state.why_not()
     return "a guarded attribute changed"
 
 
@@ -365,7 +420,7 @@ def get_entry(owner, fn, self_obj, args, kwargs, specs, name) -> Tuple[CacheEntr
     with cache.lock:
         candidates = cache.entries.get(key, ())
         for e in candidates:
-            if e.guards_hold():
+            if e.guards_hold([p for _, p in tensors.params]):
                 return e, tensors
         if candidates:
             reason = _guard_reason(list(candidates))

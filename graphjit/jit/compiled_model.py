@@ -31,13 +31,16 @@ import numpy as np
 from ..backend.executor import compile_graph
 from ..backend.lowering import result_is_fresh as _allocates
 from ..ir.errors import ModelFileError
+from ..ir.defs.state import Variable
 from ..ir.graph import Graph
 from ..ir.serialize import load_model_file, save_graph
 from ..ir.types import TensorType, format_shape, is_static
+from ..autodiff import current_tape
 from ..tensor import Tensor, TensorSpec
 from ..tracebacks import user_facing
 from .api import compile_for_model, explain
 from .cache import _fast_key
+from .bindings import StateBinding
 
 __all__ = ["CompiledModel", "InferRequest", "compile", "import_model"]
 
@@ -68,7 +71,9 @@ _METRICS: Dict[str, Callable[["CompiledModel"], Any]] = {
     "SUPPORTED_CONFIG_KEYS": lambda m: list(_CONFIG),
     "NUMBER_OF_NODES": lambda m: sum(1 for _ in m.graph.walk()),
     "INPUTS": lambda m: [(name, str(t)) for name, t in m._inputs],
-    "OUTPUTS": lambda m: [str(r.type) for r in m.graph.results],
+    "OUTPUTS": lambda m: [str(r.type) for r in m.graph.results if r.type.is_tensor],
+    "PARAMETERS": lambda m: [(n, str(t)) for n, t in zip(m._state.names, m._state.types)]
+    if m._state is not None else [],
 }
 
 
@@ -100,23 +105,30 @@ class CompiledModel:
     """A graph compiled for the numpy executor.
 
     Args:
-        graph: the IR graph (its params are the model's tensor inputs).
+        graph: the IR graph (its tensor params are the model's inputs).
         name: the network's name (metric NETWORK_NAME); defaults to the graph's.
         runner: optional callable turning user inputs into outputs, used by
             `model(...)` when the model was compiled from a Cell or function (it
             handles Python-constant arguments and the output structure). Infer
             requests and imported models take and give arrays, one per graph
-            parameter and result.
+            tensor parameter and result.
         config: configuration keys (see SUPPORTED_CONFIG_KEYS) overriding the defaults.
         source: the Cell or function it was compiled from, if any.
         plan: the graph's compiled plan, if it was compiled already.
+        variables: for a graph that reads or updates Parameters (ref parameters), the
+            variables to bind them to, one per ref in parameter order: a list, or a
+            callable giving the list at each run (the Cell's Parameters). Every
+            request of the model shares them: an update one request makes, the next
+            one reads.
 
     Raises:
-        ValueError / TypeError: an unknown config key or a bad value.
+        ValueError / TypeError: an unknown config key or a bad value, or a graph with
+            ref parameters and no variables.
     """
 
     def __init__(self, graph: Graph, name: Optional[str] = None, runner: Callable = None,
-                 config: Optional[dict] = None, source=None, plan=None):
+                 config: Optional[dict] = None, source=None, plan=None,
+                 variables=None):
         self.graph = graph
         self.name = name or graph.name
         self.source = source
@@ -124,8 +136,16 @@ class CompiledModel:
         self._config = _make_config(config)
         self._runner = runner
         self._plan = plan if plan is not None else compile_graph(graph)
-        self._inputs = tuple((p.name or f"input{i}", p.type)
-                             for i, p in enumerate(graph.params))
+        self._state = StateBinding(graph) if any(
+            not p.type.is_tensor for p in graph.params) else None
+        if self._state is not None:
+            if variables is None:
+                raise ValueError(f"model '{self.name}' reads {len(self._state.types)} "
+                                 f"Parameter(s); give their variables")
+            self._variables = variables if callable(variables) else \
+                (lambda fixed=list(variables): fixed)
+        params = graph.params if self._state is None else self._state.tensor_params(graph)
+        self._inputs = tuple((p.name or f"input{i}", p.type) for i, p in enumerate(params))
         self._const_ids = _shared_ids(graph)
         # the per-call fast paths: the cache entry a Cell's model runs and the call
         # signatures (dtypes, shapes, constants) already checked once; the exact
@@ -135,6 +155,8 @@ class CompiledModel:
         self._exact = tuple((t.dtype.np, t.shape if is_static(t.shape) else None)
                             for _, t in self._inputs)
         self._unchecked_outputs = _fresh_results(self._plan.program)
+        if self._state is not None and self._state.returns_token:
+            self._unchecked_outputs = self._unchecked_outputs[:-1]   # the state token
         self._pool: Optional[ThreadPoolExecutor] = None
         self._pool_lock = threading.Lock()
         self._request_ids = itertools.count(1)
@@ -176,7 +198,12 @@ class CompiledModel:
 
     def _execute(self, arrays: List[np.ndarray]) -> List[np.ndarray]:
         """Run the plan; the outputs never alias a constant, an input or each other."""
-        outs = self._plan(*arrays)
+        if self._state is None:
+            outs = self._plan(*arrays)
+        else:
+            outs = self._plan(*self._state.arguments(arrays, self._variables()))
+            if self._state.returns_token:
+                outs = outs[:-1]
         fresh = self._unchecked_outputs
         if all(fresh):      # each a new array of the plan's own (or a new scalar)
             return [o if type(o) is np.ndarray else np.asarray(o) for o in outs]
@@ -217,6 +244,16 @@ class CompiledModel:
         """Run the model. Compiled from a Cell or function, it takes what the Cell
         takes and returns what it returns; otherwise it takes one array or Tensor per
         input and returns a Tensor (or a tuple of Tensors)."""
+        tape = current_tape()
+        if tape is not None and any(tape.tracks(x) for x in inputs):
+            # a PYNATIVE gradient flows through this call: the source runs on the tape
+            if self.source is None:
+                raise NotImplementedError(
+                    "a gradient through a model imported from a file (no source to run "
+                    "eagerly) is not supported; differentiate the Cell it was made from")
+            src = self.source
+            return (type(src).construct(src, *inputs) if hasattr(src, "construct")
+                    else getattr(src, "fn", src)(*inputs))
         entry = self._entry
         if entry is not None:
             fast = _fast_key(inputs)
@@ -292,8 +329,9 @@ class CompiledModel:
 
     # -- export --------------------------------------------------------------------------------
     def export(self, path) -> None:
-        """Write the graph, its constants (the weights), the name and the explicitly set
-        config to one file (a zip of JSON and .npy entries; no pickle).
+        """Write the graph, its constants, the current values of the Parameters it reads
+        (the weights), the name and the explicitly set config to one file (a zip of JSON
+        and .npy entries; no pickle).
 
         Args:
             path: a file path or a writable binary file object.
@@ -301,8 +339,12 @@ class CompiledModel:
         Raises:
             TypeError: the graph holds an attribute that is not plain data.
         """
+        state = ()
+        if self._state is not None:
+            state = [(n, np.asarray(v._data)) for n, v in
+                     zip(self._state.names, self._variables())]
         save_graph(self.graph, path, name=self.name,
-                   metadata={"config": dict(self._user_config)})
+                   metadata={"config": dict(self._user_config)}, state=state)
 
     def explain(self, *inputs):
         """The compiler's report for these inputs (models compiled from source only)."""
@@ -500,11 +542,12 @@ def compile(net_or_function, *example_inputs, name: Optional[str] = None,
     """
     settings = _make_config(config)
     try:
-        graph, label, runner, entry = compile_for_model(net_or_function, example_inputs, name)
+        graph, label, runner, entry, variables = compile_for_model(
+            net_or_function, example_inputs, name)
     except Exception as e:   # raised from here: the one graphjit frame users see
         raise user_facing(e)
     model = CompiledModel(graph, name=label, runner=runner, source=net_or_function,
-                          plan=entry.plan)
+                          plan=entry.plan, variables=variables)
     model._entry = entry
     if config:
         model._user_config, model._config = dict(config), settings
@@ -578,14 +621,16 @@ def import_model(path, config: Optional[dict] = None) -> CompiledModel:
         config: configuration keys overriding those saved in the file.
 
     Returns:
-        A CompiledModel that takes and gives arrays (one per graph input and output).
+        A CompiledModel that takes and gives arrays (one per graph input and output);
+        the Parameters it reads start from the saved values and belong to the model
+        (its requests update them).
 
     Raises:
         ModelFileError: the file is damaged or not a graphjit model.
         OSError: the file cannot be opened.
         ValueError / TypeError: `config` has an unknown key or a bad value.
     """
-    graph, name, metadata = load_model_file(path)
+    graph, name, metadata, state = load_model_file(path)
     label = str(getattr(path, "name", "<stream>")) if hasattr(path, "read") else os.fspath(path)
     saved = metadata.get("config", {})
     try:
@@ -598,8 +643,9 @@ def import_model(path, config: Optional[dict] = None) -> CompiledModel:
                              part="graph.json > metadata > config") from None
     merged = {**saved, **(config or {})}
     _make_config(merged)
+    variables = [Variable(arr, n) for n, arr in state]
     try:
-        return CompiledModel(graph, name=name, config=merged)
+        return CompiledModel(graph, name=name, config=merged, variables=variables)
     except Exception as e:  # the plan is built from data in the file
         raise ModelFileError(f"the graph loads but cannot be planned for execution: "
                              f"{type(e).__name__}: {e}", path=label, part="graph") from e

@@ -15,9 +15,17 @@ __all__ = ["Report", "compare_results", "run_checked"]
 
 
 def run_checked(entry, tensors, eager_fn):
+    check = get_context("check_equivalence") and not entry.checked
+    variables = []
+    if check and entry.state is not None:   # the Parameters it updates are compared too
+        variables = entry.state.resolve([p for _, p in getattr(tensors, "params", ())]) or []
+    before = [v._data for v in variables]
     out = entry.run(tensors)
-    if get_context("check_equivalence") and not entry.checked:
+    if check:
         entry.checked = True
+        after = [v._data for v in variables]
+        for v, a in zip(variables, before):
+            v._data = a
         old = get_context("mode")
         set_context(mode=PYNATIVE_MODE)
         try:
@@ -25,6 +33,10 @@ def run_checked(entry, tensors, eager_fn):
         finally:
             set_context(mode=old)
         problem = compare_results(out, expected)
+        for v, a in zip(variables, after):
+            if not problem:
+                problem = compare_results(Tensor._wrap(a), Tensor._wrap(v._data),
+                                          f"Parameter {v.name}")
         if problem:
             raise EquivalenceError(
                 "graph mode and eager mode disagree for this input signature: " + problem,

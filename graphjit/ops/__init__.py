@@ -11,8 +11,9 @@ from .primitives import *  # noqa: F401,F403
 from .primitives import Primitive
 from .misc_ops import *  # noqa: F401,F403
 from .layer_primitives import *  # noqa: F401,F403
+from .state_ops import *  # noqa: F401,F403
 from . import composite  # noqa: F401
-from .composite import GradOperation  # noqa: F401
+from .gradients import GradOperation, grad, value_and_grad  # noqa: F401
 from ._dispatch import apply
 
 

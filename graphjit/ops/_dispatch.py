@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..autodiff import tape as _tape
 from ..ir import dtypes as dt
 from ..ir.dtypes import DType
 from ..ir.registry import get_op
-from ..tensor import SymbolicTensor, Tensor, TensorLike
+from ..ir.types import STATE, ref_type
+from ..parameter import Parameter
+from ..tensor import SymbolicTensor, Tensor, TensorLike, current_recorder
 
-__all__ = ["apply", "binary", "to_tensor", "is_weak", "weak_kind", "weak_dtype",
+__all__ = ["apply", "apply_update", "binary", "to_tensor", "is_weak", "weak_kind", "weak_dtype",
            "PY_SCALARS"]
 
 PY_SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
@@ -29,6 +32,10 @@ def apply(op: str, *inputs, **attrs):
     for x in inputs:
         if isinstance(x, SymbolicTensor):
             return type(x)._apply(op, inputs, attrs)
+        if isinstance(x, Parameter):
+            rec = current_recorder()
+            if rec is not None:   # a Parameter in a graph being built: state, read when it runs
+                return rec.apply(op, inputs, attrs)
     opdef = get_op(op)
     attrs = opdef.normalize_attrs(attrs)
     arrays = [x._need_data() if isinstance(x, Tensor) else np.asarray(x) for x in inputs]
@@ -39,8 +46,57 @@ def apply(op: str, *inputs, **attrs):
     with np.errstate(all="ignore"):
         out = kernel(*arrays)
     if len(out_types) == 1:
-        return Tensor._wrap(np.asarray(out))
-    return tuple(Tensor._wrap(np.asarray(o)) for o in out)
+        result = Tensor._wrap(np.asarray(out))
+        outs = (result,)
+    else:
+        result = outs = tuple(Tensor._wrap(np.asarray(o)) for o in out)
+    tape = _tape.current()
+    if tape is not None:    # a gradient is being taken (PYNATIVE): record the op
+        tape.record(op, attrs, inputs, arrays, outs)
+    return result
+
+
+def apply_update(op: str, *inputs, **attrs):
+    """Run or record state op `op` (graphjit.ir.defs.state, optimizers): Parameters at
+    its ref inputs, tensors elsewhere. Eagerly, the op's kernel updates the Parameters
+    in place now; in a graph being built, the update is recorded in program order.
+    Returns the op's outputs but the state token (a Tensor, a tuple, or None).
+
+    Raises:
+        TypeError: a ref input is not a Parameter.
+    """
+    rec = current_recorder()
+    if rec is not None or any(isinstance(x, SymbolicTensor) for x in inputs):
+        if rec is None:
+            raise TypeError(f"{op}: a graph value was used outside the function being built")
+        outs = rec.update(op, inputs, attrs)
+    else:
+        opdef = get_op(op)
+        attrs = opdef.normalize_attrs(attrs)
+        args, types = [], []
+        for i, x in enumerate(inputs):
+            if opdef.kind_of_input(i) == "ref":
+                if not isinstance(x, Parameter):
+                    name = opdef.inputs[min(i, len(opdef.inputs) - 1)]
+                    raise TypeError(f"{op}: {name} must be a Parameter (the state it "
+                                    f"updates), got {type(x).__name__}")
+                args.append(x)
+                types.append(ref_type(x.type))
+            else:
+                a = x._need_data() if isinstance(x, Tensor) else np.asarray(x)
+                args.append(a)
+                types.append(Tensor._wrap(a).type)
+        types.append(STATE)
+        out_types = opdef.infer_types(types, attrs)
+        kernel = opdef.make_kernel(types, out_types, attrs)
+        with np.errstate(all="ignore"):
+            outs = kernel(*args, np.True_)
+        if len(out_types) == 1:
+            outs = (outs,)
+        outs = tuple(Tensor._wrap(np.asarray(o)) for o in outs[:-1])
+    if not outs:
+        return None
+    return outs[0] if len(outs) == 1 else tuple(outs)
 
 
 def is_weak(x) -> bool:

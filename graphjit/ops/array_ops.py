@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..autodiff import tape as _tape
 from ..ir import dtypes as dt
 from ..ir.defs.shape import encode_index
 from ..tensor import SymbolicTensor, Tensor, TensorLike
@@ -217,6 +218,11 @@ def getitem(x, key):
             if isinstance(x, SymbolicTensor) or isinstance(t, SymbolicTensor):
                 raise TypeError("indexing with a bool mask gives a shape known only at run "
                                 "time; use ops.where(mask, x, 0) or ops.masked_fill instead")
+            tape = _tape.current()
+            if tape is not None and tape.tracks(x) and len(items) == 1 and t.ndim >= 1:
+                # recorded as BooleanMask over the flattened masked dims (same values)
+                rows = reshape(x, (-1,) + tuple(x.shape[t.ndim:]))
+                return apply("BooleanMask", rows, reshape(t, (-1,)))
             return Tensor._wrap(np.asarray(x._need_data()[t._need_data()]))
     if len(tensor_pos) > 1 and any(t.ndim != 0 for t in idx if isinstance(t.ndim, int)):
         raise TypeError("several tensor indices at once (numpy advanced indexing) are not "

@@ -11,6 +11,7 @@ import builtins
 
 import numpy as np
 
+from ..autodiff import tape as _tape
 from ..ir import dtypes as dt
 from ..ir.defs.shape import encode_index
 from ..tensor import SymbolicTensor, Tensor, TensorLike, current_recorder
@@ -35,9 +36,15 @@ def _t(x):
 def index_update(x, key, value):
     """A copy of x with x[key] = value (the functional form of item assignment)."""
     items = key if isinstance(key, tuple) else (key,)
+    tape = _tape.current()
+    recorded = tape is not None and (tape.tracks(x) or tape.tracks(value))
+    if recorded and builtins.any(isinstance(k, (list, np.ndarray)) or (
+            isinstance(k, Tensor) and k.ndim > 0) for k in items):
+        return _index_put(x, items, value)      # numpy's advanced indexing, on the tape
     if builtins.any(isinstance(k, TensorLike) for k in items):
         if not builtins.any(isinstance(k, SymbolicTensor) for k in items) and \
-                not isinstance(x, SymbolicTensor) and not isinstance(value, SymbolicTensor):
+                not isinstance(x, SymbolicTensor) and not isinstance(value, SymbolicTensor) \
+                and not recorded:
             y = Tensor._wrap(np.array(x._need_data()))
             y[key] = value
             return y
@@ -47,6 +54,27 @@ def index_update(x, key, value):
     if v.dtype is not xt.dtype:
         v = cast(v, xt.dtype)
     return apply("IndexUpdate", xt, v, index=encode_index(key))
+
+
+def _index_put(x, items, value):
+    """x[items] = value with array indices, as one op the PYNATIVE tape records."""
+    key = []
+    for k in items:
+        if isinstance(k, Tensor):
+            k = k._need_data()
+        if isinstance(k, (list, np.ndarray)):
+            key.append(np.asarray(k))
+        elif isinstance(k, slice):
+            key.append(("slice", k.start, k.stop, k.step))
+        elif k is Ellipsis:
+            key.append("...")
+        else:
+            key.append(k)
+    xt = _t(x)
+    v = value if isinstance(value, TensorLike) else to_tensor(value, xt.dtype)
+    if v.dtype is not xt.dtype:
+        v = cast(v, xt.dtype)
+    return apply("IndexPut", xt, v, key=tuple(key))
 
 
 def _index_update_by_tensor(x, key, value):
@@ -143,9 +171,10 @@ def runtime_check(ok, error=ValueError, message=""):
 from . import layer_ops, sort_ops  # noqa: E402
 from .layer_ops import *  # noqa: F401,F403,E402
 from .sort_ops import *  # noqa: F401,F403,E402
-from .misc_ops import (assign, assign_add, depend, dtype, identity, make_tuple,  # noqa: E402
+from .misc_ops import (depend, dtype, identity, make_tuple,  # noqa: E402
                        scalar_to_tensor, stop_gradient, tuple_getitem, tuple_to_array)
+from .state_ops import assign, assign_add, assign_sub  # noqa: E402
 
 __all__ += list(layer_ops.__all__) + list(sort_ops.__all__) + [
-    "assign", "assign_add", "depend", "dtype", "identity", "make_tuple", "scalar_to_tensor",
+    "assign", "assign_add", "assign_sub", "depend", "dtype", "identity", "make_tuple", "scalar_to_tensor",
     "stop_gradient", "tuple_getitem", "tuple_to_array"]

@@ -1,14 +1,15 @@
 """MindSpore operators that are not arithmetic: printing, identity-like markers,
-scalar and tuple conversions, dtype queries, and Parameter assignment."""
+scalar and tuple conversions, dtype queries (Parameter assignment is in state_ops)."""
 from __future__ import annotations
 
 import numpy as np
 
+from ..autodiff import current_tape
 from ..ir import dtypes as dt
-from ..ir.errors import UnsupportedSyntaxError
-from ..tensor import SymbolicTensor, Tensor, TensorLike, current_recorder
+from ..tensor import SymbolicTensor, Tensor, TensorLike
 from ._dispatch import apply, to_tensor
 from .primitives import Primitive
+from .state_ops import Assign, AssignAdd, assign, assign_add  # noqa: F401  (names of this module)
 
 __all__ = ["print_", "Print", "stop_gradient", "StopGradient", "depend", "Depend",
            "identity", "Identity", "dtype", "DType", "scalar_to_tensor", "ScalarToTensor",
@@ -29,8 +30,13 @@ class Print(Primitive):
 
 
 def stop_gradient(input):
-    """The input itself (graphjit computes no gradients)."""
-    return input
+    """The input itself, through which no gradient flows (tuples and lists: each
+    tensor in them)."""
+    if isinstance(input, (tuple, list)):
+        return type(input)(stop_gradient(x) for x in input)
+    if not isinstance(input, TensorLike):
+        return input
+    return apply("StopGradient", input)
 
 
 def depend(value, expr):
@@ -89,7 +95,9 @@ def tuple_to_array(input_x):
     """A 1-D tensor of a tuple of numbers (ints give int64, floats float32)."""
     if not isinstance(input_x, (tuple, list)) or not input_x:
         raise TypeError("tuple_to_array needs a non-empty tuple of numbers")
-    if any(isinstance(v, SymbolicTensor) for v in input_x):
+    tape = current_tape()
+    if any(isinstance(v, SymbolicTensor) or (tape is not None and tape.tracks(v))
+           for v in input_x):
         from .functional import stack
         return stack([to_tensor(v) for v in input_x])
     return Tensor(tuple(input_x))
@@ -98,40 +106,6 @@ def tuple_to_array(input_x):
 class TupleToArray(Primitive):
     def __call__(self, input_x):
         return tuple_to_array(input_x)
-
-
-def _assign(variable, value, add):
-    if current_recorder() is not None or isinstance(variable, SymbolicTensor) or isinstance(value, SymbolicTensor):
-        raise UnsupportedSyntaxError(
-            "assigning to a Parameter inside a compiled function (graphjit's graphs have no "
-            "side effects)", hint="return the new value and set it outside with "
-                                  "param.set_data(value), or run in PYNATIVE_MODE")
-    if not isinstance(variable, Tensor):
-        raise TypeError(f"assign needs a Parameter or Tensor, got {type(variable).__name__}")
-    new = (variable + value) if add else to_tensor(value, variable.dtype)
-    variable._data = np.array(new.asnumpy() if isinstance(new, Tensor) else new,
-                              dtype=variable.dtype.np)
-    return variable
-
-
-def assign(variable, value):
-    """variable = value, in place (eager mode only)."""
-    return _assign(variable, value, False)
-
-
-def assign_add(variable, value):
-    """variable += value, in place (eager mode only)."""
-    return _assign(variable, value, True)
-
-
-class Assign(Primitive):
-    def __call__(self, variable, value):
-        return assign(variable, value)
-
-
-class AssignAdd(Primitive):
-    def __call__(self, variable, value):
-        return assign_add(variable, value)
 
 
 def make_tuple(*inputs):

@@ -65,16 +65,14 @@ class TrainStep(nn.Cell):
         return self.grad(self.net, [])(x)
 
 
-def test_grad_operation_imports_and_refuses_clearly_when_used():
+def test_grad_operation_imports_and_runs():
     step = TrainStep(nn.ReLU())
     assert repr(step.grad) == "GradOperation(get_all=False, get_by_list=True, sens_param=False)"
     assert ops.GradOperation is C.GradOperation
     x = ms.Tensor(np.ones(2, np.float32))
-    with pytest.raises(NotImplementedError, match="does not compute gradients yet"):
-        step(x)                                           # GRAPH_MODE
+    assert step(x) == ()                                  # GRAPH_MODE: no weights, no grads
     ms.set_context(mode=ms.PYNATIVE_MODE)
-    with pytest.raises(NotImplementedError, match=r"GradOperation\(\.\.\.\)\(ReLU\)"):
-        step(x)
+    assert step(x) == ()
 
 
 @pytest.mark.usefixtures("mindspore_alias")

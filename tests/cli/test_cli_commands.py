@@ -106,7 +106,9 @@ def test_inspect_prints_each_part(folder):
         assert heading in out
     assert "variable condition -> Loop" in out and "variable condition -> If" in out
     assert re.search(r"before: \d+ nodes", out) and re.search(r"after: +\d+ nodes", out)
-    assert "graph Net(%x: f32[?,4])" in out and "lowered Net(%x: f32[?,4])" in out
+    # the Parameter w is state: a ref input bound at each call, with the state token
+    sig = "Net(%x: f32[?,4], %w: ref<f32[4,4]>, %state: state)"
+    assert f"graph {sig}" in out and f"lowered {sig}" in out
     assert "fused(" in out and "extern MatMul" in out
     assert re.search(r"graph mode: [\d.]+ [um]?s per call", out)
     assert re.search(r"eager mode: [\d.]+ [um]?s per call", out)

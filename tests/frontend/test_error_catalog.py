@@ -204,6 +204,11 @@ CASES = [
                                   "while": "x = ms.Tensor(x.asnumpy()"},
            (r"asnumpy\(\) of a graph value",), (),
            {"if": "x.asnumpy()", "for": "row.asnumpy()", "while": "x.asnumpy()"}),
+          ("param-value", "ParamValue", {"if": "x = x * self.scale.asnumpy()",
+                                         "for": "x = x + row * self.scale.asnumpy()",
+                                         "while": "x = x * self.scale.asnumpy()"},
+           (r"the value of Parameter 'scale' was needed while the graph is built",
+            r"state"), (), "self.scale.asnumpy()"),
       ]
       for where in ("if", "for", "while")],
     *[Case(f"mutate-{where}", getattr(unsupported, f"MutateIn{where.title()}"),
@@ -545,6 +550,7 @@ def test_every_class_is_exported_and_subclasses_its_builtin():
                 "UnsupportedSyntaxError": SyntaxError, "UndefinedVariableError": NameError,
                 "ShapeInferenceError": ValueError, "OpNotFoundError": LookupError,
                 "MissingInferenceError": NotImplementedError,
+                "MissingGradientError": NotImplementedError,
                 "GraphVerificationError": ValueError, "GraphRuntimeError": RuntimeError,
                 "EquivalenceError": AssertionError, "ModelFileError": ValueError}
     from graphjit.ir import errors

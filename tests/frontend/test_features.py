@@ -297,13 +297,21 @@ class WithParameter(nn.Cell):
         return x - self.w
 
 
-def test_parameter_data_changes_rebuild_the_graph():
+def test_parameters_are_read_when_the_graph_runs():
+    # a Parameter is state: new data, or a new Parameter of the same type in its place,
+    # is read by the same graph; only a new dtype or shape builds it again
     net = WithParameter()
     x = vec(1.0, 1.0)
     assert net(x).asnumpy().tolist() == [1.0, 2.0]
     net.w.set_data(ms.Tensor(np.array([3.0, 4.0], f32)))
     assert net(x).asnumpy().tolist() == [3.0, 4.0]
-    assert "new data" in net.compile_cache()[-1].reason
+    net.w = ms.Parameter(ms.Tensor(np.array([-5.0, 1.0], f32)), name="w")
+    assert net(x).asnumpy().tolist() == [6.0, 0.0]
+    assert len(net.compile_cache()) == 1
+    net.w.set_data(ms.Tensor(np.array([2.0], f32)))
+    assert net(x).asnumpy().tolist() == [2.0, 2.0]
+    assert len(net.compile_cache()) == 2
+    assert "changed type" in net.compile_cache()[-1].reason
 
 
 class DictInBranches(nn.Cell):

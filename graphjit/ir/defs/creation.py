@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as dt
-from ..registry import REQUIRED, register_op
+from ..registry import NOT_DIFFERENTIABLE, REQUIRED, register_op, set_grad
 from ..types import TensorType
 from .common import fail
 
@@ -89,3 +89,8 @@ register_op("Range", (), {"start": 0, "limit": REQUIRED, "delta": 1, "dtype": dt
             kernel=lambda start, limit, delta, dtype: np.arange(
                 start, limit, delta, dtype=dt.as_dtype(dtype).np),
             family="creation", doc="start, start + delta, ... below limit")
+
+
+# tensors made from attributes or from an input's shape only: no gradient flows back
+for _name in ("Const", "Fill", "Range", "ZerosLike", "OnesLike"):
+    set_grad(_name, NOT_DIFFERENTIABLE)

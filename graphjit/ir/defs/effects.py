@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 
-from ..registry import REQUIRED, register_op
+from ..registry import NOT_DIFFERENTIABLE, REQUIRED, register_op, set_grad
 from .common import fail
 
 
@@ -105,3 +105,8 @@ register_op("Check", ("ok",), {"error": "ValueError", "message": ""},
             effects="check",
             doc="raise error(message) (KeyError, IndexError or ValueError) unless ok: the "
                 "run-time form of a Python check")
+
+
+# run for their effect (no outputs): nothing to differentiate
+for _name in ("Print", "Assert", "CheckBound", "Check"):
+    set_grad(_name, NOT_DIFFERENTIABLE)

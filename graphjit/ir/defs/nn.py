@@ -44,6 +44,11 @@ def _matmul_factory(in_types, out_types, attrs):
     odt = out_types[0].dtype.np
     ta, tb = attrs["transpose_a"], attrs["transpose_b"]
     ca, cb = in_types[0].dtype.np != odt, in_types[1].dtype.np != odt
+    if not ca and not cb and in_types[0].rank == 2 and in_types[1].rank == 2:
+        # matrices of the output dtype: the transposes are views (.T), no call
+        return {(False, False): np.matmul, (False, True): lambda a, b: a @ b.T,
+                (True, False): lambda a, b: a.T @ b, (True, True): lambda a, b: a.T @ b.T
+                }[(bool(ta), bool(tb))]
 
     def k(a, b):
         if ca:

@@ -238,3 +238,38 @@ class RecursionDepthFromTensor(nn.Cell):
 
     def construct(self, x):
         return self.count(x)
+
+
+# -- the value of a Parameter as a Python value ---------------------------------------------------
+class ParamValueInIf(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.scale = ms.Parameter(ms.Tensor(np.array([2.0], np.float32)), name="scale")
+
+    def construct(self, x):
+        if x.sum() > 0:
+            x = x * self.scale.asnumpy()[0]
+        return x
+
+
+class ParamValueInFor(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.scale = ms.Parameter(ms.Tensor(np.array([2.0], np.float32)), name="scale")
+
+    def construct(self, x, rows):
+        for row in rows:
+            x = x + row * self.scale.asnumpy()[0]
+        return x
+
+
+class ParamValueInWhile(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.scale = ms.Parameter(ms.Tensor(np.array([2.0], np.float32)), name="scale")
+
+    def construct(self, x, n):
+        while n > 0:
+            x = x * self.scale.asnumpy()[0]
+            n = n - 1
+        return x

@@ -1,0 +1,250 @@
+"""The graphs of gradient functions (ms.grad, ms.value_and_grad, GradOperation): the
+function's graph with the differentiated inputs and the weights as graph parameters,
+differentiated by graphjit.autodiff.grad_graph; and a gradient function called inside
+a construct being compiled, whose gradient graph is built from the function's source
+and inlined. (A call in GRAPH_MODE from Python compiles it: graphjit.jit.grad.)
+
+The weights are parameters, not constants, so a compiled gradient reads their data
+when it runs: a training loop that updates them never recompiles.
+"""
+from __future__ import annotations
+
+import inspect
+import types
+from typing import Any, List
+
+import numpy as np
+
+from ..autodiff import grad_graph, inline
+from ..context import get_context
+from ..ir.errors import UnsupportedSyntaxError
+from ..ir.graph import Graph
+from ..ir.verifier import verify
+from ..passes.pipeline import optimize
+from ..ops.gradients import GradFunction, _AllInputs, tensor_leaves
+from ..tensor import TensorLike, TensorSpec
+from .templates import Out, _param_name, _template
+from .state import Compiler
+from .values import DynamicList, GraphContext, GraphTensor, active
+
+__all__ = ["GradProgram", "build_grad_program", "call_grad_inline", "target_of"]
+
+
+def target_of(fn):
+    """(function, self object or None, owner of its compile cache, name) of what a
+    gradient function differentiates."""
+    from ..nn import Cell
+    if isinstance(fn, Cell):
+        return type(fn).construct, fn, fn, type(fn).__name__
+    jit_target = getattr(type(fn), "_graphjit_target", None)
+    if jit_target is not None:          # an @jit function, maybe bound
+        f, obj = jit_target(fn)
+        return f, obj, (obj if obj is not None else fn), f.__name__
+    if isinstance(fn, types.MethodType):
+        return fn.__func__, fn.__self__, fn.__self__, fn.__func__.__name__
+    if isinstance(fn, types.FunctionType):
+        return fn, None, fn, fn.__name__
+    call = getattr(type(fn), "__call__", None)
+    if isinstance(call, types.FunctionType):
+        return call, fn, fn, type(fn).__name__
+    raise TypeError(f"cannot differentiate {type(fn).__name__}: give a function or a Cell")
+
+
+class GradProgram:
+    """The gradient graph of one call signature and how to read its results.
+
+    Attributes:
+        graph: parameters: the tensor arguments (leaves, in order), the weights, then one
+            sensitivity per differentiated output (sens_param); results: fn's results
+            (n_results of them), then the gradient of each differentiated input leaf
+            and of each weight.
+        leaves: the tensor arguments, in the order of the parameters.
+        t_diff, t_aux: templates (program.Out) of the differentiated output and of aux.
+        sens_at: which leaves of the sensitivity the graph takes.
+    """
+
+    def __init__(self, graph, leaves, t_diff, t_aux, n_results, sens_at, compiler,
+                 state_slots=()):
+        self.graph, self.leaves = graph, leaves
+        self.t_diff, self.t_aux = t_diff, t_aux
+        self.n_results, self.sens_at = n_results, sens_at
+        self.guards, self.records = compiler.guards, compiler.records
+        self.warnings = compiler.warnings
+        # the Parameters fn reads or updates besides the weights (state, as in
+        # program.Program): (ref parameter index, Parameter, sources); the graph then
+        # takes the state token and returns the last one as its last result of fn's
+        self.state_slots = list(state_slots)
+        self.returns_token = any(p.type.kind == "state" for p in graph.params)
+
+
+def build_grad_program(compiler: Compiler, build, gf: GradFunction, args, kwargs,
+                       sens_types, leaf_types=None) -> GradProgram:
+    """Build fn's graph for these arguments (eager Tensors, TensorSpecs or graph values;
+    Python values are built in as constants) and differentiate it. `build(fn, args,
+    kwargs, self_obj)` builds a user function into the current graph (with `compiler`);
+    `leaf_types`, if given, are the types of the tensor arguments' parameters (as
+    declared by input specs, with unknown dims)."""
+    fn, self_obj, _, name = target_of(gf.fn)
+    graph = Graph(name)
+    ctx = GraphContext(graph)
+    leaves: List[Any] = []
+    try:
+        names = list(inspect.signature(fn).parameters)[1 if self_obj is not None else 0:]
+    except (TypeError, ValueError):
+        names = []
+
+    def sub(x, path):
+        if isinstance(x, (TensorLike, TensorSpec)):
+            t = x.type if leaf_types is None else leaf_types[len(leaves)]
+            leaves.append(x)
+            return GraphTensor(graph.add_param(t, _param_name(path)),
+                               getattr(x, "weak", False))
+        if isinstance(x, DynamicList):
+            raise UnsupportedSyntaxError(
+                "a list of run-time length passed to a gradient function",
+                hint="pass ops.stack(lst) instead")
+        if isinstance(x, tuple):
+            return tuple(sub(v, f"{path}[{i}]") for i, v in enumerate(x))
+        if isinstance(x, list):
+            return [sub(v, f"{path}[{i}]") for i, v in enumerate(x)]
+        if isinstance(x, dict):
+            return {k: sub(v, f"{path}[{k!r}]") for k, v in x.items()}
+        return x
+
+    gargs, counts = [], []
+    for i, a in enumerate(args):
+        before = len(leaves)
+        gargs.append(sub(a, names[i] if i < len(names) else f"args[{i}]"))
+        counts.append(len(leaves) - before)
+    gkwargs = {k: sub(kwargs[k], k) for k in sorted(kwargs)}
+    weights = list(gf.weights or ())
+    w_params = []
+    for k, w in enumerate(weights):
+        p = graph.add_param(w.type, _param_name(w.name or f"weight{k}"))
+        ctx.bound[id(w)] = p
+        w_params.append(len(graph.params) - 1)
+    unguarded = compiler.unguarded
+    compiler.unguarded = unguarded | {id(w) for w in weights}
+    compiler.grad_depth = getattr(compiler, "grad_depth", 0) + 1
+    try:
+        with ctx:
+            out = build(fn, gargs, gkwargs, self_obj)
+            diff, aux = gf.split_output(out)
+            results: list = []
+            t_diff = _template(diff, results, ctx)
+            n_diff = len(results)
+            t_aux = _template(aux, results, ctx) if aux is not None else None
+            if ctx.token_param is not None:
+                results.append(ctx.token)     # fn updates state: the last token
+            graph.set_results(results)
+    finally:
+        compiler.unguarded = unguarded
+        compiler.grad_depth -= 1
+    verify(graph)
+    # the forward graph optimized first: conditions the passes prove constant make the
+    # Loops' iteration counts, and so the types of what they save, known before the
+    # gradient is built around them
+    graph = optimize(graph, get_context("optimize_graphs"), get_context("dump_passes"))
+    offsets = np.cumsum([0] + counts)
+    wrt = [j for p in gf.positions or () for j in range(offsets[p], offsets[p + 1])]
+    wrt += w_params
+    outputs = [i for i in range(n_diff) if graph.results[i].type.dtype.is_floating]
+    sens_at = []
+    if gf.sens_param:
+        if len(sens_types) != n_diff:
+            raise ValueError(f"sens_param: the sensitivity holds {len(sens_types)} tensor(s) "
+                             f"but the function returns {n_diff}")
+        sens_at = outputs
+    joint = grad_graph(graph, wrt, outputs, sens="param" if gf.sens_param else "ones",
+                       name=f"{name}_grad")
+    slots = [(graph.params.index(v), p, compiler.state_sources.get(id(p), []))
+             for p, v in ctx.refs.values()]
+    return GradProgram(joint, leaves, t_diff, t_aux, len(results), sens_at, compiler, slots)
+
+
+def assemble(gf: GradFunction, args, prog: GradProgram, results, grads, fill):
+    """gf's return value from the gradient graph's outputs; `fill(template, results)`
+    puts results into the structure fn returned."""
+    value = fill(prog.t_diff, results)
+    aux = fill(prog.t_aux, results) if prog.t_aux is not None else None
+    out = value if aux is None else (value,) + tuple(aux)
+    it = iter(grads)
+    pos = [_map_tensors(args[p], lambda t: next(it)) for p in gf.positions or ()]
+    ws = [next(it) for _ in gf.weights or ()]
+    return gf.assemble(args, pos, ws, out, aux)
+
+
+def _map_tensors(x, fn):
+    if isinstance(x, (TensorLike, TensorSpec)):
+        return fn(x)
+    if isinstance(x, tuple):
+        return tuple(_map_tensors(v, fn) for v in x)
+    if isinstance(x, list):
+        return [_map_tensors(v, fn) for v in x]
+    if isinstance(x, dict):
+        return {k: _map_tensors(v, fn) for k, v in x.items()}
+    return x
+
+
+def call_grad_inline(b, gf: GradFunction, args, kwargs, node):
+    """A GradFunction called from the function being built: its gradient graph is built
+    from fn's source and inlined into the graph being built."""
+    if getattr(b.c, "grad_depth", 0):
+        raise UnsupportedSyntaxError(
+            "a gradient taken inside a function being differentiated (a higher-order "
+            "gradient), which graphjit does not support", loc=b.loc(node),
+            hint="differentiate once; compute the inner gradient outside the function")
+    if isinstance(gf, _AllInputs):
+        gf = gf.bind_positions(args, kwargs)
+    args, kwargs, sens = gf.split_sens(args, kwargs)
+    gf.check_positions(args)
+    outer = active()
+    sens_leaves = tensor_leaves(sens) if sens is not None else []
+    prog = build_grad_program(
+        b.c, lambda f, a, k, obj: b.build_call(f, a, k, self_obj=obj), gf, args, kwargs,
+        [t.type for t in sens_leaves])
+    inputs = [outer.value_of(x) for x in prog.leaves]
+    for w in gf.weights or ():
+        v = outer.value_of(w)
+        if v.producer is not None and v.producer.op == "Const":
+            # the weight is baked into this graph as a constant: rebuild when it gets new
+            # data (a weight the graph reads when it runs needs no guard)
+            b.c.guard_attr(w, "_data", w._data)
+        inputs.append(v)
+    tensor_params = [p for p in prog.graph.params if p.type.is_tensor]
+    for i in prog.sens_at:
+        v = outer.value_of(sens_leaves[i])
+        want = tensor_params[len(inputs)].type.dtype
+        if v.type.dtype is not want:
+            v = outer.graph.add_node("Cast", (v,), {"dtype": want}).outputs[0]
+        inputs.append(v)
+    # the Parameters fn reads or updates (besides the weights) are this graph's, and its
+    # updates join this graph's order: after the reads above
+    refs = {i: p for i, p, _ in prog.state_slots}
+    tensors = iter(inputs)
+    inputs = [outer.ref_of(refs[k]) if prm.type.kind == "ref" else
+              outer.current_token() if prm.type.kind == "state" else next(tensors)
+              for k, prm in enumerate(prog.graph.params)]
+    outs = inline(outer.graph, prog.graph, inputs)
+    if prog.returns_token:
+        outer.set_token(outs[prog.n_results - 1], wrote=True)
+    results = [GraphTensor(v) for v in outs[:prog.n_results]]
+    grads = [GraphTensor(v) for v in outs[prog.n_results:]]
+    return assemble(gf, args, prog, results, grads, _fill_graph)
+
+
+def _fill_graph(t, vals):
+    """A template filled with graph values."""
+    if isinstance(t, Out):
+        if t.is_list:
+            raise UnsupportedSyntaxError(
+                "a gradient function returning a list of run-time length",
+                hint="return ops.stack(lst)")
+        return GraphTensor(vals[t.i].value, t.weak)
+    if isinstance(t, tuple):
+        return tuple(_fill_graph(v, vals) for v in t)
+    if isinstance(t, list):
+        return [_fill_graph(v, vals) for v in t]
+    if isinstance(t, dict):
+        return {k: _fill_graph(v, vals) for k, v in t.items()}
+    return t

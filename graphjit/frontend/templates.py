@@ -1,0 +1,51 @@
+"""What a built function returned, as a template: the returned structure with an Out
+for each graph result, so result arrays (or graph values) can be put back into it;
+and the names graph parameters get from argument paths."""
+from __future__ import annotations
+
+from ..ir.errors import UnsupportedSyntaxError
+from .values import DynamicList, GraphContext, GraphTensor, LocalFunction, Switch
+
+__all__ = ["Out"]
+
+
+class Out:
+    """A place in the returned structure filled by graph result `i`: a tensor, a Python
+    number (`weak`, of dtype kind `kind`), or a list of run-time length (`is_list`:
+    the rows of the result)."""
+
+    __slots__ = ("i", "weak", "kind", "is_list")
+
+    def __init__(self, i, weak, kind, is_list=False):
+        self.i, self.weak, self.kind, self.is_list = i, weak, kind, is_list
+
+
+def _template(x, results: list, ctx: GraphContext, loc=None):
+    if isinstance(x, GraphTensor):
+        results.append(ctx.lift(x.value))
+        return Out(len(results) - 1, x.weak, x.dtype.kind)
+    if isinstance(x, DynamicList):
+        s = x.stacked(0)
+        results.append(ctx.lift(s.value))
+        return Out(len(results) - 1, False, s.dtype.kind, is_list=True)
+    if isinstance(x, (LocalFunction, Switch)):
+        raise UnsupportedSyntaxError(
+            "the compiled function returns a function "
+            + ("defined inside it" if isinstance(x, LocalFunction) else
+               "chosen by a tensor value") + "; graph mode returns tensors, numbers and "
+            "tuples, lists and dicts of them", loc=loc,
+            hint="call the function inside and return its result")
+    if isinstance(x, tuple):
+        return tuple(_template(v, results, ctx, loc) for v in x)
+    if isinstance(x, list):
+        return [_template(v, results, ctx, loc) for v in x]
+    if isinstance(x, dict):
+        return {k: _template(v, results, ctx, loc) for k, v in x.items()}
+    return x
+
+
+def _param_name(path: str) -> str:
+    out = "".join(c if c.isalnum() or c == "_" else "_" for c in path).strip("_")
+    while "__" in out:
+        out = out.replace("__", "_")
+    return out or "arg"

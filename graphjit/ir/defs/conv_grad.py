@@ -1,0 +1,179 @@
+"""Gradients of the windowed operators (conv.py): Conv2D (Conv2DBackpropInput and
+Conv2DBackpropFilter), MaxPool (the adjoint goes to the first maximum of each window,
+as MindSpore's MaxPoolGrad) and AvgPool (shared equally by each window's counted
+elements). The helpers re-derive the padding from the actual sizes, as the forward
+kernels do, so unknown dims are fine."""
+from __future__ import annotations
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from ..registry import NOT_DIFFERENTIABLE, register_op, set_grad
+from ..types import TensorType
+from .conv import _POOL_ATTRS, _windows
+
+__all__ = ["scatter_windows"]
+
+
+def _work(dtype):
+    return np.dtype(np.float32) if np.dtype(dtype) == np.float16 else np.dtype(dtype)
+
+
+def scatter_windows(dwin, shape, k, s, d, pads):
+    """The adjoint of the window view: dwin (..., oh, ow, kh, kw) added back into an
+    array of `shape` (..., H, W) at the positions each window element was read from
+    (padding dropped)."""
+    t, b, ob, lft, r, orr = pads
+    h, w = shape[-2], shape[-1]
+    out = np.zeros(tuple(shape[:-2]) + (t + h + b + ob, lft + w + r + orr), dtype=dwin.dtype)
+    oh, ow = dwin.shape[-4], dwin.shape[-3]
+    for p in range(k[0]):
+        for q in range(k[1]):
+            r0, c0 = p * d[0], q * d[1]
+            out[..., r0:r0 + s[0] * (oh - 1) + 1:s[0], c0:c0 + s[1] * (ow - 1) + 1:s[1]] += \
+                dwin[..., p, q]
+    return out[..., t:t + h, lft:lft + w]
+
+
+def _conv_attrs(attrs):
+    return (tuple(attrs["stride"]), tuple(attrs["dilation"]), attrs["pad_mode"],
+            tuple(attrs["pad"]), attrs["group"])
+
+
+def _conv_grads(g, x, w, attrs, want_x, want_w):
+    s, d, mode, p, group = _conv_attrs(attrs)
+    work = _work(g.dtype)
+    g, x, w = (np.asarray(a, dtype=work) for a in (g, x, w))
+    k = w.shape[2:]
+    win, pads = _windows(x, k, s, d, mode, p, False, 0)          # N,C,oh,ow,kh,kw
+    c, o = x.shape[1], w.shape[0]
+    cg, og = c // group, o // group
+    dx = np.zeros(win.shape, dtype=work) if want_x else None
+    dw = np.zeros(w.shape, dtype=work) if want_w else None
+    for gi in range(group):
+        xs, os_ = slice(gi * cg, (gi + 1) * cg), slice(gi * og, (gi + 1) * og)
+        gg = g[:, os_]                                             # N,og,oh,ow
+        if want_w:
+            dw[os_] = np.tensordot(gg, win[:, xs], axes=([0, 2, 3], [0, 2, 3]))
+        if want_x:
+            dx[:, xs] = np.einsum("nohw,ocij->nchwij", gg, w[os_])
+    if want_x:
+        dx = scatter_windows(dx, x.shape, k, s, d, pads)
+    return dx, dw
+
+
+def _conv_input_kernel_factory(in_types, out_types, attrs):
+    odt = out_types[0].dtype.np
+    return lambda g, w, x: _conv_grads(g, x, w, attrs, True, False)[0].astype(odt, copy=False)
+
+
+def _conv_filter_kernel_factory(in_types, out_types, attrs):
+    odt = out_types[0].dtype.np
+    return lambda g, x, w: _conv_grads(g, x, w, attrs, False, True)[1].astype(odt, copy=False)
+
+
+_CONV_ATTRS = {"out_channel": 1, "kernel_size": (1, 1), "pad_mode": "valid",
+               "pad": (0, 0, 0, 0), "stride": (1, 1), "dilation": (1, 1), "group": 1}
+
+
+def _like_last(ts, attrs):
+    return TensorType(ts[0].dtype, ts[-1].shape)
+
+
+register_op("Conv2DBackpropInput", ("g", "weight", "x"), dict(_CONV_ATTRS),
+            infer=_like_last, kernel_factory=_conv_input_kernel_factory, exact_dtype=True,
+            family="extern", grad=NOT_DIFFERENTIABLE,
+            doc="the adjoint of Conv2D's input: g correlated back through the weight")
+register_op("Conv2DBackpropFilter", ("g", "x", "weight"), dict(_CONV_ATTRS),
+            infer=_like_last, kernel_factory=_conv_filter_kernel_factory, exact_dtype=True,
+            family="extern", grad=NOT_DIFFERENTIABLE,
+            doc="the adjoint of Conv2D's weight: g against the input's windows")
+
+
+def _conv2d(b, n):
+    g, attrs = n.g, dict(n.attrs)
+    dx = dw = None
+    if n.differentiable(0):
+        dx = b.cast(b.apply("Conv2DBackpropInput", g, n.x(1), n.x(0), **attrs),
+                    n.in_types[0].dtype)
+    if n.differentiable(1):
+        dw = b.cast(b.apply("Conv2DBackpropFilter", g, n.x(0), n.x(1), **attrs),
+                    n.in_types[1].dtype)
+    return [dx, dw]
+
+
+# -- pooling -------------------------------------------------------------------------------
+def _pool_window(attrs):
+    return (tuple(attrs["kernel_size"]), tuple(attrs["strides"]),
+            tuple(attrs.get("dilation", (1, 1))), attrs["pad_mode"], tuple(attrs["pad"]),
+            attrs["ceil_mode"])
+
+
+def _max_pool_grad(x, g, **attrs):
+    k, s, d, mode, p, ceil = _pool_window(attrs)
+    x = np.asarray(x)
+    lowest = -np.inf if np.issubdtype(x.dtype, np.floating) else np.iinfo(x.dtype).min
+    win, pads = _windows(x, k, s, d, mode, p, ceil, lowest)
+    flat = win.reshape(win.shape[:-2] + (k[0] * k[1],))
+    arg = flat.argmax(axis=-1)                                   # the first maximum
+    one_hot = (np.arange(k[0] * k[1]) == arg[..., None])
+    dwin = (one_hot * np.asarray(g)[..., None]).reshape(win.shape)
+    return scatter_windows(dwin.astype(np.asarray(g).dtype), x.shape, k, s, d, pads)
+
+
+def _avg_pool_grad(g, x, **attrs):
+    k, s, _, mode, p, ceil = _pool_window(attrs)
+    g = np.asarray(g)
+    work = _work(g.dtype)
+    x = np.asarray(x, dtype=work)
+    win, pads = _windows(x, k, s, (1, 1), mode, p, ceil, 0)
+    count = _avg_count(x.shape, k, s, mode, p, ceil, attrs, pads, g.shape[-2:], work)
+    share = (np.asarray(g, dtype=work) / count)[..., None, None]
+    dwin = np.broadcast_to(share, win.shape)
+    return scatter_windows(np.ascontiguousarray(dwin), x.shape, k, s, (1, 1),
+                           pads).astype(g.dtype, copy=False)
+
+
+def _avg_count(shape, k, s, mode, p, ceil, attrs, pads, out_hw, work):
+    """Each window's divisor, as AvgPool's kernel counts it."""
+    divisor = attrs["divisor_override"]
+    if divisor:
+        return work.type(divisor)
+    t, b, ob, lft, r, orr = pads
+    h, w = shape[-2], shape[-1]
+    keep_pad = attrs["count_include_pad"] and mode != "same"
+    rows = np.zeros(t + h + b + ob, dtype=work)
+    rows[(0 if keep_pad else t):t + h + (b if keep_pad else 0)] = 1
+    cols = np.zeros(lft + w + r + orr, dtype=work)
+    cols[(0 if keep_pad else lft):lft + w + (r if keep_pad else 0)] = 1
+    rc = sliding_window_view(rows, k[0])[::s[0]].sum(-1)
+    cc = sliding_window_view(cols, k[1])[::s[1]].sum(-1)
+    return np.outer(rc[:out_hw[0]], cc[:out_hw[1]])
+
+
+register_op("MaxPoolGrad", ("x", "g"), dict(_POOL_ATTRS, dilation=(1, 1)),
+            infer=lambda ts, attrs: TensorType(ts[1].dtype, ts[0].shape),
+            kernel=_max_pool_grad, exact_dtype=True, family="extern", grad=NOT_DIFFERENTIABLE,
+            doc="the adjoint of MaxPool: g at the first maximum of each window")
+register_op("AvgPoolGrad", ("g", "x"),
+            dict(_POOL_ATTRS, count_include_pad=True, divisor_override=0),
+            infer=lambda ts, attrs: TensorType(ts[0].dtype, ts[1].shape),
+            kernel=_avg_pool_grad, exact_dtype=True, family="extern", grad=NOT_DIFFERENTIABLE,
+            doc="the adjoint of AvgPool: g shared by the counted elements of each window")
+
+
+def _max_pool(b, n):
+    if not n.differentiable(0) or n.gs[0] is None:
+        return [None]
+    attrs = {k: v for k, v in n.attrs.items() if k != "return_indices"}
+    return [b.apply("MaxPoolGrad", n.x(0), n.gs[0], **attrs)]
+
+
+def _avg_pool(b, n):
+    if not n.differentiable(0):
+        return [None]
+    return [b.apply("AvgPoolGrad", n.g, n.x(0), **n.attrs)]
+
+
+for _name, _rule in (("Conv2D", _conv2d), ("MaxPool", _max_pool), ("AvgPool", _avg_pool)):
+    set_grad(_name, _rule)

@@ -1,0 +1,105 @@
+"""Loss functions (MindSpore 2.x's nn.MSELoss, nn.L1Loss, nn.SoftmaxCrossEntropyWithLogits,
+nn.CrossEntropyLoss): Cells built from ops, so they run in both modes and differentiate."""
+from __future__ import annotations
+
+from . import ops
+from .nn import Cell
+
+__all__ = ["LossBase", "MSELoss", "L1Loss", "SoftmaxCrossEntropyWithLogits",
+           "CrossEntropyLoss"]
+
+_REDUCTIONS = ("mean", "sum", "none")
+
+
+class LossBase(Cell):
+    """Base of losses: `get_loss(x, weights=1.0)` weights the elementwise loss x and
+    reduces it as `reduction` ('mean', 'sum' or 'none') says."""
+
+    def __init__(self, reduction="mean"):
+        super().__init__()
+        if reduction not in _REDUCTIONS:
+            raise ValueError(f"{type(self).__name__}: reduction must be one of "
+                             f"{', '.join(_REDUCTIONS)}, got {reduction!r}")
+        self.reduction = reduction
+
+    def get_loss(self, x, weights=1.0):
+        if not (isinstance(weights, (int, float)) and weights == 1.0):
+            x = x * weights
+        if self.reduction == "mean":
+            return ops.mean(x)
+        if self.reduction == "sum":
+            return ops.sum(x)
+        return x
+
+
+class MSELoss(LossBase):
+    """(logits - labels) ** 2, reduced."""
+
+    def construct(self, logits, labels):
+        return self.get_loss(ops.square(logits - labels))
+
+
+class L1Loss(LossBase):
+    """|logits - labels|, reduced."""
+
+    def construct(self, logits, labels):
+        return self.get_loss(ops.abs(logits - labels))
+
+
+class SoftmaxCrossEntropyWithLogits(LossBase):
+    """-sum(labels * log_softmax(logits), -1) per sample, logits (N, C). With sparse,
+    labels are class indices (N,) (ints); otherwise probabilities (N, C). MindSpore's
+    default reduction is 'none' (one loss per sample)."""
+
+    def __init__(self, sparse=False, reduction="none"):
+        super().__init__(reduction)
+        self.sparse = bool(sparse)
+
+    def construct(self, logits, labels):
+        logp = ops.log_softmax(logits, -1)
+        if self.sparse:
+            labels = ops.one_hot(labels, logits.shape[-1], 1.0, 0.0)
+            labels = ops.cast(labels, logp.dtype)
+        return self.get_loss(-ops.sum(labels * logp, -1))
+
+
+class CrossEntropyLoss(LossBase):
+    """Cross entropy of logits (N, C) and class indices (N,) or class probabilities
+    (N, C), with per-class `weight`, `ignore_index` (indices only) and
+    `label_smoothing`, as MindSpore's (and PyTorch's): 'mean' divides by the summed
+    weights of the samples counted."""
+
+    def __init__(self, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
+        super().__init__(reduction)
+        if not 0.0 <= label_smoothing <= 1.0:
+            raise ValueError(f"CrossEntropyLoss: label_smoothing must be in [0, 1], got "
+                             f"{label_smoothing!r}")
+        self.weight = weight
+        self.ignore_index = int(ignore_index)
+        self.label_smoothing = float(label_smoothing)
+
+    def construct(self, logits, labels):
+        logp = ops.log_softmax(logits, -1)
+        n_classes = logits.shape[-1]
+        w = self.weight
+        if labels.dtype.is_floating:         # class probabilities
+            target = labels
+            if self.label_smoothing > 0:
+                target = target * (1.0 - self.label_smoothing) + \
+                    self.label_smoothing / n_classes
+            per = -ops.sum(target * logp * (1.0 if w is None else w), -1)
+            return self.get_loss(per)
+        keep = ops.cast(ops.not_equal(labels, self.ignore_index), logp.dtype)
+        safe = ops.where(ops.not_equal(labels, self.ignore_index), labels, 0)
+        target = ops.cast(ops.one_hot(safe, n_classes, 1.0, 0.0), logp.dtype)
+        if self.label_smoothing > 0:
+            target = target * (1.0 - self.label_smoothing) + \
+                self.label_smoothing / n_classes
+        cw = 1.0 if w is None else w
+        per = -ops.sum(target * logp * cw, -1) * keep
+        if self.reduction == "none":
+            return per
+        if self.reduction == "sum":
+            return ops.sum(per)
+        sample_w = keep if w is None else ops.gather(w, safe, 0) * keep
+        return ops.sum(per) / ops.sum(sample_w)

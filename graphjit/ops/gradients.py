@@ -1,0 +1,349 @@
+"""Gradient functions, MindSpore 2.x: `grad`, `value_and_grad` and `GradOperation`.
+
+    grad_fn = ms.grad(net, grad_position=0, weights=net.trainable_params())
+    dx, dweights = grad_fn(x, y)
+
+A GradFunction runs in the current mode, as a Cell does: in PYNATIVE_MODE the
+function runs eagerly while a tape records its operators and the registry's
+gradient rules run over the tape backwards (graphjit.autodiff.tape); in GRAPH_MODE
+the function is built into a graph, differentiated by the graph transform and
+compiled once per input signature (graphjit.jit.grad, reached through
+context.compiler.call_grad); inside a `construct` being compiled, calling one builds the
+gradient graph inline. Both modes give the same gradients.
+
+Return conventions (MindSpore's): one position gives one tensor and a tuple of
+positions a tuple; weights given as one Parameter give one tensor and as a list a
+tuple; both give (inputs' gradients, weights' gradients). An argument that is a
+tuple or list of tensors gets a tuple or list of gradients. With has_aux, `fn`
+returns (out, *aux): only `out` is differentiated and the gradient function returns
+(gradients, aux) with aux a tuple; value_and_grad returns (fn's output, gradients).
+Integer and bool inputs get zeros of their dtype.
+"""
+from __future__ import annotations
+
+from typing import Any, List, Optional, Tuple
+
+import numpy as np
+
+from ..autodiff.tape import Tape
+from ..context import GRAPH_MODE, compiler, get_context
+from ..parameter import Parameter
+from ..tensor import SymbolicTensor, Tensor, TensorLike
+from ..tracebacks import user_facing
+
+__all__ = ["GradFunction", "grad", "value_and_grad", "GradOperation", "tensor_leaves",
+           "map_leaves"]
+
+
+def tensor_leaves(x) -> List[Any]:
+    """The tensors in x (a tensor, or tuples, lists and dicts of them) in order."""
+    if isinstance(x, TensorLike):
+        return [x]
+    if isinstance(x, (tuple, list)):
+        return [t for v in x for t in tensor_leaves(v)]
+    if isinstance(x, dict):
+        return [t for v in x.values() for t in tensor_leaves(v)]
+    return []
+
+
+def map_leaves(x, fn):
+    """x with each tensor replaced by fn(tensor)."""
+    if isinstance(x, TensorLike):
+        return fn(x)
+    if isinstance(x, tuple):
+        return tuple(map_leaves(v, fn) for v in x)
+    if isinstance(x, list):
+        return [map_leaves(v, fn) for v in x]
+    if isinstance(x, dict):
+        return {k: map_leaves(v, fn) for k, v in x.items()}
+    return x
+
+
+class GradFunction:
+    """The gradient function of `fn` (see the module docstring).
+
+    Attributes:
+        fn: the function or Cell differentiated.
+        positions: indices of the positional arguments differentiated (None: none).
+        weights: the Parameters differentiated (None: none).
+        has_aux: only fn's first output is differentiated; the others are returned.
+        get_value: also return fn's output (value_and_grad).
+        sens_param: the last positional argument weights fn's output (its "sens").
+        single_position / single_weight: return one tensor rather than a tuple.
+    """
+
+    def __init__(self, fn, positions: Optional[Tuple[int, ...]], weights, *,
+                 has_aux=False, get_value=False, sens_param=False, single_position=False,
+                 single_weight=False):
+        if isinstance(fn, GradFunction):
+            raise NotImplementedError("gradients of gradient functions (higher-order "
+                                      "gradients) are not supported")
+        if not callable(fn):
+            raise TypeError(f"the function to differentiate must be a function or a Cell, "
+                            f"got {type(fn).__name__}")
+        self.fn = fn
+        self.positions = positions
+        self.weights = weights
+        self.has_aux = has_aux
+        self.get_value = get_value
+        self.sens_param = sens_param
+        self.single_position = single_position
+        self.single_weight = single_weight
+
+    def config(self) -> tuple:
+        """What, besides fn, weights and the inputs, decides the gradient graph."""
+        return (self.positions, self.has_aux, self.get_value, self.sens_param,
+                self.single_position, self.single_weight)
+
+    # -- calling ------------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        try:
+            if _has_graph_value(args) or (kwargs and _has_graph_value(kwargs.values())):
+                raise TypeError("a gradient function got graph values outside the graph "
+                                "builder; call it from the construct being compiled")
+            if get_context("mode") == GRAPH_MODE:
+                return compiler.call_grad(self, args, kwargs)
+            return self.eager(args, kwargs)
+        except Exception as e:   # raised from here: the one graphjit frame users see
+            raise user_facing(e)
+
+    def split_sens(self, args, kwargs):
+        """(args, kwargs, sens): the sensitivity taken off the arguments."""
+        if not self.sens_param:
+            return list(args), dict(kwargs), None
+        kwargs = dict(kwargs)
+        if "sens" in kwargs:
+            return list(args), kwargs, kwargs.pop("sens")
+        if not args:
+            raise TypeError("sens_param=True: pass the sensitivity (the gradient of the "
+                            "output) as the last argument")
+        return list(args[:-1]), kwargs, args[-1]
+
+    def check_positions(self, args) -> None:
+        for p in self.positions or ():
+            if not -len(args) <= p < len(args):
+                raise ValueError(f"grad_position {p} is out of range: the function got "
+                                 f"{len(args)} positional argument(s)")
+            if not tensor_leaves(args[p]):
+                raise TypeError(f"grad_position {p}: the argument is "
+                                f"{type(args[p]).__name__}, not a Tensor (or tuple of "
+                                f"Tensors) to differentiate")
+
+    def split_output(self, out):
+        """(the part differentiated, aux or None)."""
+        if not self.has_aux:
+            return out, None
+        if not isinstance(out, (tuple, list)) or len(out) < 2:
+            raise TypeError("has_aux=True: the function must return more than one output "
+                            "(the first is differentiated, the others are returned as aux)")
+        return out[0], tuple(out[1:])
+
+    def assemble(self, args, pos_grads, weight_grads, out, aux):
+        """The return value from the gradients (MindSpore's conventions)."""
+        gp = None
+        if self.positions is not None:
+            gp = pos_grads[0] if self.single_position else tuple(pos_grads)
+        gw = None
+        if self.weights is not None:
+            gw = weight_grads[0] if self.single_weight else tuple(weight_grads)
+        if gp is not None and gw is not None:
+            grads = (gp, gw)
+        else:
+            grads = gp if gp is not None else gw
+        if self.get_value:
+            return out, grads
+        if self.has_aux:
+            return grads, aux
+        return grads
+
+    # -- PYNATIVE --------------------------------------------------------------------------------
+    def eager(self, args, kwargs):
+        args, kwargs, sens = self.split_sens(args, kwargs)
+        self.check_positions(args)
+        weights = list(self.weights or ())
+        with Tape() as tape:
+            # each differentiated argument gets tensors of its own (an argument passed
+            # twice is two sources), sharing the caller's arrays
+            for p in self.positions or ():
+                args[p] = map_leaves(args[p], lambda t: tape.watch(Tensor._wrap(t._data)))
+            for w in weights:
+                tape.watch(w)
+            out = self.fn(*args, **kwargs)
+        diff, aux = self.split_output(out)
+        seeds = _seeds(diff, sens)
+        pos_leaves = [tensor_leaves(args[p]) for p in self.positions or ()]
+        sources = [t for leaves in pos_leaves for t in leaves] + weights
+        found = tape.gradients(seeds, sources)
+        grads = [Tensor._wrap(g if g is not None else np.zeros_like(s._data))
+                 for g, s in zip(found, sources)]
+        it = iter(grads)
+        pos_grads = [map_leaves(args[p], lambda t: next(it)) for p in self.positions or ()]
+        weight_grads = [next(it) for _ in weights]
+        return self.assemble(args, pos_grads, weight_grads, out, aux)
+
+
+def _has_graph_value(items) -> bool:
+    for a in items:
+        if type(a) is Tensor:
+            continue
+        if isinstance(a, SymbolicTensor):
+            return True
+        if isinstance(a, (tuple, list)) and _has_graph_value(a):
+            return True
+        if isinstance(a, dict) and _has_graph_value(a.values()):
+            return True
+    return False
+
+
+def _seeds(diff, sens):
+    """(tensor, seed array) for each floating-point output tensor."""
+    outs = tensor_leaves(diff)
+    if sens is None:
+        weights = [None] * len(outs)
+    else:
+        weights = tensor_leaves(sens)
+        if len(weights) != len(outs):
+            raise ValueError(f"sens_param: the sensitivity holds {len(weights)} tensor(s) but "
+                             f"the function returns {len(outs)}")
+    seeds = []
+    for t, w in zip(outs, weights):
+        if not isinstance(t, Tensor) or not t.dtype.is_floating:
+            continue
+        if w is None:
+            seeds.append((t, np.ones_like(t._data)))
+        else:
+            arr = np.asarray(w._data if isinstance(w, Tensor) else w, dtype=t.dtype.np)
+            if arr.shape != t._data.shape:
+                arr = np.broadcast_to(arr, t._data.shape)
+            seeds.append((t, arr))
+    return seeds
+
+
+# -- the MindSpore entry points ----------------------------------------------------------------------
+def _positions(grad_position) -> Tuple[Optional[Tuple[int, ...]], bool]:
+    if grad_position is None:
+        return None, False
+    if isinstance(grad_position, bool) or not isinstance(grad_position, (int, tuple, list)):
+        raise TypeError(f"grad_position must be an int, a tuple of ints or None, got "
+                        f"{grad_position!r}")
+    if isinstance(grad_position, int):
+        if grad_position < 0:
+            raise ValueError("grad_position must be >= 0")
+        return (grad_position,), True
+    out = []
+    for p in grad_position:
+        if isinstance(p, bool) or not isinstance(p, int):
+            raise TypeError(f"grad_position holds ints, got {p!r}")
+        if p < 0:
+            raise ValueError("the elements of grad_position must be >= 0")
+        out.append(p)
+    return tuple(out), False
+
+
+def _weights(weights) -> Tuple[Optional[tuple], bool]:
+    if weights is None:
+        return None, False
+    if isinstance(weights, Parameter):
+        return (weights,), True
+    if isinstance(weights, Tensor):
+        raise TypeError("weights must be Parameters (net.trainable_params()), got a Tensor")
+    try:
+        items = tuple(weights)
+    except TypeError:
+        raise TypeError(f"weights must be a Parameter or a list of Parameters, got "
+                        f"{type(weights).__name__}") from None
+    for w in items:
+        if not isinstance(w, Parameter):
+            raise TypeError(f"weights must be Parameters, got {type(w).__name__}")
+    return items, False
+
+
+def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
+    """The function computing the gradient of fn with respect to the inputs at
+    grad_position and to weights (see the module docstring for what it returns).
+
+    Raises:
+        ValueError: grad_position and weights are both None.
+        TypeError: a bad grad_position or weights.
+    """
+    return _make(fn, grad_position, weights, has_aux, return_ids, get_value=False)
+
+
+def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
+    """Like grad, but the function returns (fn's output, gradients)."""
+    return _make(fn, grad_position, weights, has_aux, return_ids, get_value=True)
+
+
+def _make(fn, grad_position, weights, has_aux, return_ids, get_value):
+    if grad_position is None and weights is None:
+        raise ValueError("`grad_position` and `weights` can not be None at the same time")
+    if return_ids:
+        raise NotImplementedError("return_ids=True is not supported")
+    if not isinstance(has_aux, bool):
+        raise TypeError(f"has_aux must be a bool, got {has_aux!r}")
+    positions, single_p = _positions(grad_position)
+    ws, single_w = _weights(weights)
+    return GradFunction(fn, positions, ws, has_aux=has_aux, get_value=get_value,
+                        single_position=single_p, single_weight=single_w)
+
+
+class GradOperation:
+    """MindSpore's higher-order function: GradOperation(get_all, get_by_list,
+    sens_param)(net[, weights]) is the gradient function of net: the gradient of the
+    first input (get_all: a tuple for every input), of the weights (get_by_list: a
+    tuple), or both ((inputs' gradients), (weights' gradients))."""
+
+    def __init__(self, get_all=False, get_by_list=False, sens_param=False):
+        for name, v in (("get_all", get_all), ("get_by_list", get_by_list),
+                        ("sens_param", sens_param)):
+            if not isinstance(v, bool):
+                raise TypeError(f"For 'GradOperation', the '{name}' should be bool, but got "
+                                f"{type(v).__name__}")
+        self.get_all = get_all
+        self.get_by_list = get_by_list
+        self.sens_param = sens_param
+        self._made = {}
+
+    def __call__(self, fn, weights=None):
+        ws = None
+        if self.get_by_list:
+            if weights is None:
+                raise TypeError("GradOperation(get_by_list=True) needs the weights: "
+                                "grad_op(net, weights)")
+            ws, _ = _weights(weights)
+        key = (id(fn), None if ws is None else tuple(id(w) for w in ws))
+        hit = self._made.get(key)
+        if hit is not None and hit.fn is fn:
+            return hit
+        if self.get_all:
+            gf = _AllInputs(fn, None, ws, sens_param=self.sens_param)
+        elif self.get_by_list:
+            gf = GradFunction(fn, None, ws, sens_param=self.sens_param)
+        else:
+            gf = GradFunction(fn, (0,), None, sens_param=self.sens_param,
+                              single_position=True)
+        if self.get_by_list and self.get_all:
+            gf.weights = ws
+        self._made[key] = gf
+        return gf
+
+
+    def __repr__(self):
+        return (f"GradOperation(get_all={self.get_all}, get_by_list={self.get_by_list}, "
+                f"sens_param={self.sens_param})")
+
+
+class _AllInputs(GradFunction):
+    """GradOperation(get_all=True): every positional input, known when called."""
+
+    def bind_positions(self, args, kwargs=None):
+        n = len(args) - (1 if self.sens_param and "sens" not in (kwargs or {}) else 0)
+        bound = self.__dict__.setdefault("_bound", {})
+        gf = bound.get(n)
+        if gf is None:
+            gf = bound[n] = GradFunction(self.fn, tuple(range(n)), self.weights,
+                                         sens_param=self.sens_param)
+        return gf
+
+    def __call__(self, *args, **kwargs):
+        return self.bind_positions(args, kwargs)(*args, **kwargs)

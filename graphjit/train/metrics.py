@@ -1,0 +1,3 @@
+"""MindSpore's `mindspore.train.metrics` spelling."""
+from ..metrics import *  # noqa: F401,F403
+from ..metrics import __all__  # noqa: F401
