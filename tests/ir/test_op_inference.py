@@ -313,6 +313,11 @@ ERRORS = [
      "kernel_size must be a tuple"),
     ("MaxPool", ["bool[1,1,4,4]"], {"kernel_size": (2, 2)}, "not defined for bool"),
     ("MaxPool", ["f32[4,4]"], {"kernel_size": (2, 2)}, "rank 4"),
+    ("MaxPool", ["f32[2,3,3,3]"], {"kernel_size": (1, 1), "pad_mode": "pad",
+                                   "pad": (0, 0, 0, 1), "ceil_mode": True},
+     r"larger than half the window"),
+    ("AvgPool", ["f32[2,3,5,5]"], {"kernel_size": (3, 3), "pad_mode": "pad",
+                                   "pad": (2, 0, 0, 0)}, r"at most \(1, 1, 1, 1\)"),
     ("MaxPool", ["f32[1,1,4,4]"], {"kernel_size": (0, 2)}, "must be positive"),
     ("AvgPool", ["i32[1,1,4,4]"], {"kernel_size": (2, 2)}, "not defined for int32"),
     ("BatchNorm", ["i32[2,3]", "f32[3]", "f32[3]", "f32[3]", "f32[3]"], {},
@@ -606,6 +611,8 @@ def op_cases(draw):
         k = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
         mode = draw(st.sampled_from(["valid", "same", "pad"]))
         pad = tuple(draw(st.integers(0, 1)) for _ in range(4)) if mode == "pad" else (0,) * 4
+        if kind == "pool":      # a pool's padding is at most half its window
+            pad = tuple(min(pi, k[i // 2] // 2) for i, pi in enumerate(pad))
         stride = (draw(st.integers(1, 2)), draw(st.integers(1, 2)))
         if kind == "pool":
             return draw(st.sampled_from(["MaxPool", "AvgPool"])), [

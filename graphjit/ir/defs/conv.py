@@ -104,7 +104,10 @@ def _windows(x, k, s, d, mode, p, ceil_mode, fill):
         raise ValueError(f"the window ({k[0]}x{k[1]}, dilation {d}) is larger than the padded "
                          f"input of shape {x.shape}")
     win = sliding_window_view(x, (eh, ew), axis=(-2, -1))
-    return win[..., ::s[0], ::s[1], ::d[0], ::d[1]], (t, b, ob, lft, r, orr)
+    oh = window_out(h, k[0], s[0], d[0], mode, p[0], p[1], ceil_mode)
+    ow = window_out(w, k[1], s[1], d[1], mode, p[2], p[3], ceil_mode)
+    win = win[..., ::s[0], ::s[1], ::d[0], ::d[1]]
+    return win[..., :oh, :ow, :, :], (t, b, ob, lft, r, orr)
 
 
 # -- Conv2D --------------------------------------------------------------------------------
@@ -187,6 +190,12 @@ def _pool_infer(op):
     def infer(ts, attrs):
         (x,) = ts
         k, s, d, p, mode = _check_window(op, attrs, "kernel_size", "strides")
+        half = [(d[i // 2] * (k[i // 2] - 1) + 1) // 2 for i in range(4)]
+        if mode == "pad" and any(pi > h for pi, h in zip(p, half)):
+            # as PyTorch and MindSpore: a wider pad would make windows of padding alone
+            raise fail(op, f"padding {p} is larger than half the window "
+                           f"({k[0]}x{k[1]}, dilation {d}) allows: at most "
+                           f"{tuple(half)}", hint="use a smaller padding or a larger kernel")
         if x.dtype.is_bool or (op == "AvgPool" and not x.dtype.is_floating):
             raise fail(op, f"is not defined for {x.dtype} tensors",
                        hint="cast the input to float32")
