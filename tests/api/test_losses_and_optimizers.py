@@ -7,8 +7,8 @@ import pytest
 
 import graphjit as ms
 from graphjit import nn
-from tests.helpers import run_both
-from tests.helpers_state import run_steps
+from helpers import run_both
+from helpers_state import run_steps
 
 f32 = np.float32
 RNG = np.random.default_rng(3)

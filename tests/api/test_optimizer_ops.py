@@ -13,7 +13,7 @@ import graphjit as ms
 from graphjit import nn, ops
 from graphjit.ir.defs.state import Variable
 from graphjit.jit.compiled_model import CompiledModel
-from tests.helpers_state import run_steps
+from helpers_state import run_steps
 
 f32 = np.float32
 RNG = np.random.default_rng(0)

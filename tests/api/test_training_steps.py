@@ -9,7 +9,7 @@ import pytest
 
 import graphjit as ms
 from graphjit import nn, ops
-from tests.helpers_state import param_values
+from helpers_state import param_values
 
 
 def _has_gradients() -> bool:

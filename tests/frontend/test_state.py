@@ -9,7 +9,7 @@ import pytest
 import graphjit as ms
 from graphjit import nn, ops
 from graphjit.ops import operations as P
-from tests.helpers_state import run_steps
+from helpers_state import run_steps
 
 f32 = np.float32
 
