@@ -329,7 +329,8 @@ def call(b, func, args, kwargs, node):
                 b.build_call(init, args, kwargs, self_obj=obj)
             return obj
         obj = func(*args, **kwargs)
-        b.c.created[id(obj)] = obj
+        if not isinstance(obj, type):   # type(x) finds a class, it does not make one
+            b.c.created[id(obj)] = obj
         return obj
     if _is_numpy_callable(func) and (_is_graph_arg(args) or _is_graph_arg(kwargs)):
         return _numpy_call(b, func, args, kwargs, node)

@@ -109,7 +109,7 @@ def branch(b: FunctionBuilder, cond: GraphTensor, then_fn: Callable, else_fn: Ca
     env0, locs0 = b.env, b.locs
     lists = _lists_in(env0)
     saved_lists = [snapshot(l) for l in lists]
-    objs = [o for o in b.c.created.values() if hasattr(o, "__dict__")]
+    objs = [o for o in b.c.created.values() if isinstance(getattr(o, "__dict__", None), dict)]
     saved_attrs = [dict(vars(o)) for o in objs]
     results = []
     for i, fn in enumerate((then_fn, else_fn)):

@@ -155,7 +155,7 @@ def _loop_pass(b, node, kind, spec, names, st, appended, has_ret, outer) -> _Pas
     env.update(collectors)
     b.env, b.locs = env, dict(locs0)
     b.loop_depth += 1
-    objs = [o for o in b.c.created.values() if hasattr(o, "__dict__")]
+    objs = [o for o in b.c.created.values() if isinstance(getattr(o, "__dict__", None), dict)]
     saved_attrs = [dict(vars(o)) for o in objs]
     containers = [c for c in _lists_in(env0) if c is not None]
     saved_containers = [snapshot(c) for c in containers]

@@ -622,3 +622,62 @@ def test_a_window_larger_than_an_unknown_input_fails_when_the_graph_runs():
     assert net(R(1, 1, 4, 4)).shape == (1, 1, 2, 2)
     with pytest.raises(ValueError, match="larger than the padded input"):
         net(R(1, 1, 2, 5))
+
+
+# -- the layers inside control flow that depends on a tensor ------------------------------------
+def _layers_4d():
+    return [nn.Conv2d(3, 3, 3, pad_mode="same"), nn.BatchNorm2d(3), nn.MaxPool2d(3, 1, "same"),
+            nn.AvgPool2d(3, 1, "same"), nn.Dropout(p=0.5), nn.GELU(), nn.ReLU()]
+
+
+class LayersUnderIf(nn.Cell):
+    """Each layer is called in one branch of a tensor if (a layer's construct that asks
+    type(self) for its name made the branch snapshot a class: an AttributeError)."""
+
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.CellList(_layers_4d())
+        self.norm = nn.LayerNorm((8,))
+        self.flat = nn.Flatten()
+        self.bn1 = nn.BatchNorm1d(3 * 8 * 8)
+
+    def construct(self, x):
+        for layer in self.layers:
+            if x.sum() > 0:
+                x = layer(x)
+            else:
+                x = self.norm(x) - 1
+        return self.bn1(self.flat(x))
+
+
+class LayersInWhile(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.CellList(_layers_4d())
+        self.emb = nn.Embedding(10, 8)
+
+    def construct(self, x, n):
+        i = 0
+        while i < n:
+            for layer in self.layers:
+                x = layer(x)
+            x = x * 0.5 + self.emb(ops.cast(abs(x[0, 0, 0, 0]) * 3, ms.int32) % 10)
+            i += 1
+        return x
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_layers_under_a_tensor_if(sign):
+    x = ms.Tensor(sign * np.abs(RNG.standard_normal((2, 3, 8, 8))).astype(np.float32))
+
+    net = LayersUnderIf()     # one net: its weights are random
+    net.set_train(False)
+    run_both(lambda: net, x)
+
+
+def test_layers_in_a_tensor_while():
+    x = R(2, 3, 8, 8)
+
+    net = LayersInWhile()
+    net.set_train(False)
+    run_both(lambda: net, x, ms.Tensor(3))
