@@ -1,0 +1,784 @@
+"""The ONNX form of each graphjit op (see the table in exporter.py).
+
+Each function takes the exporter `ex` and the graphjit node, emits ONNX nodes with
+`ex.emit` / `ex.one` / `ex.const`, and returns the ONNX names of the node's outputs
+(None for a state token). Raising NoOnnxForm(reason) refuses the node.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir import dtypes as D
+from ..ir.defs.common import promote, float_result
+from ..ir.types import TensorType
+from .common import TO_ONNX
+from .exporter import NoOnnxForm
+
+OPS = {}
+
+# the dtypes ONNX Runtime's CPU kernels take (probed on onnxruntime 1.32, opset 17)
+_ALL = frozenset(TO_ONNX)
+_NUM = frozenset({D.int8, D.int16, D.int32, D.int64, D.uint8, D.float16, D.float32,
+                  D.float64})
+_FLOATS = frozenset({D.float16, D.float32, D.float64})
+_MAXMIN = frozenset({D.int8, D.int32, D.int64, D.uint8, D.float16, D.float32, D.float64})
+_WIDE = frozenset({D.int32, D.int64, D.float16, D.float32, D.float64})   # Pow, ReduceSum...
+
+
+def op(*names):
+    def deco(fn):
+        for n in names:
+            OPS[n] = fn
+        return fn
+    return deco
+
+
+# -- helpers --------------------------------------------------------------------------------------
+def inp(ex, node, i=0):
+    return ex.name_of(node.inputs[i])
+
+
+def dt_in(node, i=0):
+    return node.inputs[i].type.dtype
+
+
+def dt_out(node, i=0):
+    return node.outputs[i].type.dtype
+
+
+def rank_in(node, i=0, what="input"):
+    r = node.inputs[i].type.rank
+    if r is None:
+        raise NoOnnxForm(f"its {what} has an unknown rank")
+    return r
+
+
+def cast(ex, name, src, dst):
+    if src is dst:
+        return name
+    return ex.one("Cast", [name], to=TO_ONNX[dst])
+
+
+def carrier(d):
+    """The dtype ONNX Runtime computes a dtype it lacks a kernel for in (exactly)."""
+    return D.float32 if d is D.float16 else D.int32
+
+
+def scalar(ex, value, d):
+    return ex.const(np.asarray(value, dtype=d.np))
+
+
+def native(ex, onnx_op, names, d, supported, out_dtype=None, **attrs):
+    """onnx_op on inputs of dtype d, computed in the carrier dtype where ORT has no
+    kernel for d (exact for the ops that use it); the result is cast to out_dtype
+    (default d; a bool result, as a comparison's, is never cast)."""
+    out_dtype = d if out_dtype is None else out_dtype
+    work = d if d in supported else carrier(d)
+    r = ex.one(onnx_op, [cast(ex, n, d, work) for n in names], **attrs)
+    return r if out_dtype.is_bool else cast(ex, r, work, out_dtype)
+
+
+def axes_list(axis, rank=None):
+    if axis is None or axis == ():
+        return None
+    return [int(a) for a in (axis if isinstance(axis, (tuple, list)) else (axis,))]
+
+
+# -- constants, identity, casts -------------------------------------------------------------------
+@op("Const")
+def _const(ex, node):
+    v = node.attrs["value"]
+    if D.from_numpy(v.dtype) not in TO_ONNX:
+        raise NoOnnxForm(f"a constant of dtype {v.dtype}")
+    return [ex.const(np.array(v, order="C", copy=True))]
+
+
+@op("Identity", "StopGradient")
+def _identity(ex, node):
+    return [ex.one("Identity", [inp(ex, node)])]
+
+
+@op("Cast")
+def _cast(ex, node):
+    return [ex.one("Cast", [inp(ex, node)], to=TO_ONNX[dt_out(node)])]
+
+
+@op("Load")
+def _load(ex, node):
+    return [inp(ex, node), None]
+
+
+# -- elementwise binary ---------------------------------------------------------------------------
+def _operands(ex, node, compute):
+    return [cast(ex, inp(ex, node, i), dt_in(node, i), compute) for i in range(2)]
+
+
+def _simple_binary(onnx_op, supported, bool_op=None):
+    def fn(ex, node):
+        c = promote(dt_in(node, 0), dt_in(node, 1))
+        a, b = _operands(ex, node, c)
+        if c.is_bool and bool_op is not None:
+            return [ex.one(bool_op, [a, b])]
+        return [native(ex, onnx_op, [a, b], c, supported, dt_out(node))]
+    return fn
+
+
+OPS["Add"] = _simple_binary("Add", _NUM, "Or")
+OPS["Sub"] = _simple_binary("Sub", _NUM)
+OPS["Mul"] = _simple_binary("Mul", _NUM, "And")
+OPS["Maximum"] = _simple_binary("Max", _MAXMIN, "Or")
+OPS["Minimum"] = _simple_binary("Min", _MAXMIN, "And")
+OPS["Pow"] = _simple_binary("Pow", _WIDE)
+for _g, _o in (("Equal", "Equal"), ("NotEqual", None), ("Less", "Less"),
+               ("LessEqual", "LessOrEqual"), ("Greater", "Greater"),
+               ("GreaterEqual", "GreaterOrEqual")):
+    if _o is not None:
+        OPS[_g] = _simple_binary(_o, _ALL if _o == "Equal" else _NUM)
+
+
+@op("NotEqual")
+def _not_equal(ex, node):
+    c = promote(dt_in(node, 0), dt_in(node, 1))
+    a, b = _operands(ex, node, c)
+    return [ex.one("Not", [ex.one("Equal", [a, b])])]
+
+
+def _as_bool(ex, node, i):
+    d = dt_in(node, i)
+    return inp(ex, node, i) if d.is_bool else ex.one("Cast", [inp(ex, node, i)],
+                                                     to=TO_ONNX[D.bool_])
+
+
+for _g, _o in (("LogicalAnd", "And"), ("LogicalOr", "Or"), ("LogicalXor", "Xor")):
+    def _logical(ex, node, _o=_o):
+        return [ex.one(_o, [_as_bool(ex, node, 0), _as_bool(ex, node, 1)])]
+    OPS[_g] = _logical
+for _g, _o in (("BitwiseAnd", "And"), ("BitwiseOr", "Or"), ("BitwiseXor", "Xor")):
+    def _bitwise(ex, node, _o=_o):
+        if not (dt_in(node, 0).is_bool and dt_in(node, 1).is_bool):
+            raise NoOnnxForm("integer bitwise ops need opset 18 (BitwiseAnd...); this "
+                             "export writes opset 17")
+        return [ex.one(_o, [inp(ex, node, 0), inp(ex, node, 1)])]
+    OPS[_g] = _bitwise
+
+
+@op("RealDiv")
+def _real_div(ex, node):
+    c = dt_out(node)
+    a, b = _operands(ex, node, c)
+    return [ex.one("Div", [a, b])]
+
+
+def _int_divmod(ex, node, want):
+    """numpy's integer floor_divide / remainder / fmod / truncating division, with
+    x op 0 == 0 (numpy's result) and no division by zero or INT_MIN / -1 in ORT."""
+    c = dt_out(node)
+    a, b = _operands(ex, node, c)
+    w = c if c in (D.int32, D.int64) else D.int32
+    a, b = cast(ex, a, c, w), cast(ex, b, c, w)
+    zero, one, minus = scalar(ex, 0, w), scalar(ex, 1, w), scalar(ex, -1, w)
+    bad = ex.one("Or", [ex.one("Equal", [b, zero]), ex.one("Equal", [b, minus])])
+    safe = ex.one("Where", [bad, one, b])
+    q = ex.one("Div", [a, safe])                     # truncates toward zero
+    r = ex.one("Sub", [a, ex.one("Mul", [q, safe])])  # the sign of a
+    is_zero = ex.one("Equal", [b, zero])
+    if want in ("floordiv", "floormod"):
+        fix = ex.one("And", [ex.one("Not", [ex.one("Equal", [r, zero])]),
+                             ex.one("Xor", [ex.one("Less", [r, zero]),
+                                            ex.one("Less", [safe, zero])])])
+        if want == "floordiv":
+            res = ex.one("Sub", [q, ex.one("Cast", [fix], to=TO_ONNX[w])])
+            by_minus = ex.one("Neg", [a]) if w in (D.int32, D.int64) else None
+        else:
+            res = ex.one("Add", [r, ex.one("Mul", [safe, ex.one("Cast", [fix],
+                                                                to=TO_ONNX[w])])])
+            by_minus = zero
+    elif want == "truncdiv":
+        res, by_minus = q, ex.one("Neg", [a])
+    else:       # fmod
+        res, by_minus = r, zero
+    res = ex.one("Where", [ex.one("Equal", [b, minus]), by_minus, res])
+    res = ex.one("Where", [is_zero, zero, res])
+    return cast(ex, res, w, c)
+
+
+def _float_divmod(ex, node, want):
+    """numpy's float floor_divide and remainder (npy_divmod), fmod, trunc division."""
+    c = dt_out(node)
+    a, b = _operands(ex, node, c)
+    w = D.float32 if c is D.float16 else c
+    a, b = cast(ex, a, c, w), cast(ex, b, c, w)
+    zero = scalar(ex, 0, w)
+    mod = ex.one("Mod", [a, b], fmod=1)
+    if want == "fmod":
+        return cast(ex, mod, w, c)
+    if want == "truncdiv":
+        q = ex.one("Div", [a, b])
+        t = ex.one("Where", [ex.one("Less", [q, zero]), ex.one("Ceil", [q]),
+                             ex.one("Floor", [q])])
+        return cast(ex, t, w, c)
+    fix = ex.one("And", [ex.one("Not", [ex.one("Equal", [mod, zero])]),
+                         ex.one("Xor", [ex.one("Less", [b, zero]),
+                                        ex.one("Less", [mod, zero])])])
+    if want == "floormod":
+        m = ex.one("Where", [fix, ex.one("Add", [mod, b]), mod])
+        # a zero remainder takes the sign of b (copysign(0, b))
+        signed0 = ex.one("Where", [ex.one("Less", [b, zero]), scalar(ex, -0.0, w), zero])
+        m = ex.one("Where", [ex.one("Equal", [m, zero]), signed0, m])
+        return cast(ex, m, w, c)
+    div = ex.one("Div", [ex.one("Sub", [a, mod]), b])
+    div = ex.one("Where", [fix, ex.one("Sub", [div, scalar(ex, 1, w)]), div])
+    fl = ex.one("Floor", [div])
+    up = ex.one("Greater", [ex.one("Sub", [div, fl]), scalar(ex, 0.5, w)])
+    fl = ex.one("Where", [up, ex.one("Add", [fl, scalar(ex, 1, w)]), fl])
+    # a zero quotient takes the sign of a / b; division by zero is a / b
+    q0 = ex.one("Div", [a, b])
+    fl = ex.one("Where", [ex.one("Equal", [div, zero]),
+                          ex.one("Mul", [zero, q0]), fl])
+    fl = ex.one("Where", [ex.one("Equal", [b, zero]), q0, fl])
+    return cast(ex, fl, w, c)
+
+
+def _divmod(want):
+    def fn(ex, node):
+        c = dt_out(node)
+        return [(_float_divmod if c.is_floating else _int_divmod)(ex, node, want)]
+    return fn
+
+
+OPS["FloorDiv"] = _divmod("floordiv")
+OPS["FloorMod"] = _divmod("floormod")
+OPS["TruncateDiv"] = _divmod("truncdiv")
+OPS["Mod"] = _divmod("fmod")
+
+
+@op("Select")
+def _select(ex, node):
+    d = dt_out(node)
+    c = inp(ex, node, 0)
+    x, y = (cast(ex, inp(ex, node, i), dt_in(node, i), d) for i in (1, 2))
+    return [ex.one("Where", [c, x, y])]
+
+
+# -- elementwise unary ----------------------------------------------------------------------------
+def _float_unary(onnx_op):
+    def fn(ex, node):
+        d = dt_out(node)
+        x = cast(ex, inp(ex, node), dt_in(node), d)
+        return [ex.one(onnx_op, [x])]
+    return fn
+
+
+for _g, _o in (("Exp", "Exp"), ("Log", "Log"), ("Sqrt", "Sqrt"), ("Reciprocal", "Reciprocal"),
+               ("Sin", "Sin"), ("Cos", "Cos"), ("Tanh", "Tanh"), ("Sigmoid", "Sigmoid"),
+               ("Erf", "Erf")):
+    OPS[_g] = _float_unary(_o)
+
+
+@op("Rsqrt")
+def _rsqrt(ex, node):
+    d = dt_out(node)
+    return [ex.one("Reciprocal", [ex.one("Sqrt", [cast(ex, inp(ex, node), dt_in(node), d)])])]
+
+
+@op("Log1p")
+def _log1p(ex, node):
+    # log1p(x) = x where 1 + x == 1, else log(u) * x / (u - 1) with u = 1 + x (Goldberg)
+    d = dt_out(node)
+    x = cast(ex, inp(ex, node), dt_in(node), d)
+    one = scalar(ex, 1, d)
+    u = ex.one("Add", [x, one])
+    um1 = ex.one("Sub", [u, one])
+    exact = ex.one("Equal", [um1, scalar(ex, 0, d)])
+    r = ex.one("Mul", [ex.one("Log", [u]), ex.one("Div", [x, um1])])
+    return [ex.one("Where", [exact, x, r])]
+
+
+@op("Expm1")
+def _expm1(ex, node):
+    # expm1(x) = x where exp(x) == 1, -1 where exp(x) - 1 == -1, else
+    # (u - 1) * x / log(u) with u = exp(x) (Kahan); inf stays inf
+    d = dt_out(node)
+    x = cast(ex, inp(ex, node), dt_in(node), d)
+    one = scalar(ex, 1, d)
+    u = ex.one("Exp", [x])
+    um1 = ex.one("Sub", [u, one])
+    lu = ex.one("Log", [u])
+    r = ex.one("Mul", [um1, ex.one("Div", [x, lu])])
+    r = ex.one("Where", [ex.one("IsInf", [u], detect_negative=0), u, r])
+    r = ex.one("Where", [ex.one("Equal", [um1, scalar(ex, -1, d)]), um1, r])
+    return [ex.one("Where", [ex.one("Equal", [u, one]), x, r])]
+
+
+@op("Neg")
+def _neg(ex, node):
+    d = dt_in(node)
+    return [native(ex, "Neg", [inp(ex, node)], d, _NUM - {D.uint8})]
+
+
+@op("Abs")
+def _abs(ex, node):
+    d = dt_in(node)
+    if d.is_bool:
+        return [ex.one("Identity", [inp(ex, node)])]
+    return [ex.one("Abs", [inp(ex, node)])]
+
+
+@op("ReLU")
+def _relu(ex, node):
+    d = dt_in(node)
+    if d.is_bool:
+        return [ex.one("Identity", [inp(ex, node)])]
+    if d in (D.int64, D.uint8):
+        return [ex.one("Max", [inp(ex, node), scalar(ex, 0, d)])]
+    return [native(ex, "Relu", [inp(ex, node)], d, {D.int8, D.int32} | _FLOATS)]
+
+
+@op("Square")
+def _square(ex, node):
+    d = dt_in(node)
+    x = inp(ex, node)
+    return [ex.one("And" if d.is_bool else "Mul", [x, x])]
+
+
+def _rounding(onnx_op):
+    def fn(ex, node):
+        if not dt_in(node).is_floating:      # integers and bool are whole already
+            return [ex.one("Identity", [inp(ex, node)])]
+        return [ex.one(onnx_op, [inp(ex, node)])]
+    return fn
+
+
+OPS["Floor"] = _rounding("Floor")
+OPS["Ceil"] = _rounding("Ceil")
+OPS["Round"] = _rounding("Round")
+
+
+@op("Trunc")
+def _trunc(ex, node):
+    d = dt_in(node)
+    x = inp(ex, node)
+    if not d.is_floating:
+        return [ex.one("Identity", [x])]
+    return [ex.one("Where", [ex.one("Less", [x, scalar(ex, 0, d)]), ex.one("Ceil", [x]),
+                             ex.one("Floor", [x])])]
+
+
+@op("Sign")
+def _sign(ex, node):
+    if dt_in(node).is_bool:
+        return [ex.one("Identity", [inp(ex, node)])]
+    return [ex.one("Sign", [inp(ex, node)])]
+
+
+@op("LogicalNot")
+def _not(ex, node):
+    d = dt_in(node)
+    if d.is_bool:
+        return [ex.one("Not", [inp(ex, node)])]
+    return [ex.one("Equal", [inp(ex, node), scalar(ex, 0, d)])]
+
+
+def _float_view(ex, node):
+    """x as a float ONNX Runtime's IsNaN / IsInf take (exact: integers are finite)."""
+    d = dt_in(node)
+    if d in (D.float32, D.float64):
+        return inp(ex, node)
+    return cast(ex, inp(ex, node), d, D.float32 if d is D.float16 else D.float64)
+
+
+@op("IsNan")
+def _isnan(ex, node):
+    return [ex.one("IsNaN", [_float_view(ex, node)])]
+
+
+@op("IsInf")
+def _isinf(ex, node):
+    return [ex.one("IsInf", [_float_view(ex, node)])]
+
+
+@op("IsFinite")
+def _isfinite(ex, node):
+    x = _float_view(ex, node)
+    return [ex.one("Not", [ex.one("Or", [ex.one("IsInf", [x]), ex.one("IsNaN", [x])])])]
+
+
+@op("Invert")
+def _invert(ex, node):
+    d = dt_in(node)
+    if d.is_bool:
+        return [ex.one("Not", [inp(ex, node)])]
+    return [ex.one("Sub", [scalar(ex, -1 if d is not D.uint8 else 255, d), inp(ex, node)])]
+
+
+# -- reductions -----------------------------------------------------------------------------------
+def _reduce(onnx_op):
+    def fn(ex, node):
+        d, out = dt_in(node), dt_out(node)
+        axes = axes_list(node.attrs["axis"])
+        kd = int(bool(node.attrs["keep_dims"]))
+        if onnx_op in ("ReduceSum", "ReduceProd", "ReduceMean"):
+            work = D.float32 if out is D.float16 else out
+            supported = _WIDE
+        else:
+            work = d if d in _MAXMIN else carrier(d)
+            supported = _MAXMIN
+        if work not in supported:
+            work = carrier(work)
+        x = cast(ex, inp(ex, node), d, work)
+        if onnx_op == "ReduceSum":
+            ins = [x] + ([ex.i64(axes)] if axes is not None else [])
+            r = ex.one("ReduceSum", ins, keepdims=kd)
+        elif axes is None:
+            r = ex.one(onnx_op, [x], keepdims=kd)
+        else:
+            r = ex.one(onnx_op, [x], keepdims=kd, axes=axes)
+        return [cast(ex, r, work, out)]
+    return fn
+
+
+for _g in ("ReduceSum", "ReduceProd", "ReduceMean", "ReduceMax", "ReduceMin"):
+    OPS[_g] = _reduce(_g)
+
+
+def _arg(onnx_op):
+    def fn(ex, node):
+        d = dt_in(node)
+        x = inp(ex, node)
+        if d not in _MAXMIN:
+            x = cast(ex, x, d, carrier(d))
+        axis, kd = node.attrs["axis"], bool(node.attrs["keep_dims"])
+        if axis is None:
+            flat = ex.one("Reshape", [x, ex.i64([-1])])
+            r = ex.one(onnx_op, [flat], axis=0, keepdims=0)
+            if kd:
+                r = ex.one("Reshape", [r, ex.i64([1] * rank_in(node))])
+        else:
+            r = ex.one(onnx_op, [x], axis=int(axis), keepdims=int(kd))
+        return [cast(ex, r, D.int64, dt_out(node))]
+    return fn
+
+
+OPS["ArgMax"] = _arg("ArgMax")
+OPS["ArgMin"] = _arg("ArgMin")
+
+
+@op("CumSum")
+def _cumsum(ex, node):
+    d, out = dt_in(node), dt_out(node)
+    work = out if out in (D.int32, D.int64, D.float32, D.float64) else (
+        D.float32 if out is D.float16 else D.int32)
+    x = cast(ex, inp(ex, node), d, work)
+    r = ex.one("CumSum", [x, ex.i64(int(node.attrs["axis"]))],
+               exclusive=int(bool(node.attrs["exclusive"])),
+               reverse=int(bool(node.attrs["reverse"])))
+    return [cast(ex, r, work, out)]
+
+
+# -- shapes ---------------------------------------------------------------------------------------
+@op("Shape")
+def _shape(ex, node):
+    return [ex.one("Shape", [inp(ex, node)])]
+
+
+@op("Reshape")
+def _reshape(ex, node):
+    shape = [int(s) for s in node.attrs["shape"]]
+    return [ex.one("Reshape", [inp(ex, node), ex.i64(shape)], allowzero=int(0 in shape))]
+
+
+def _dynamic_shape(ex, x, parts):
+    """A shape tensor from parts: ('keep', a, b) (dims a..b-1 of x), or an int list."""
+    shp = ex.one("Shape", [x])
+    pieces = []
+    for p in parts:
+        if p[0] == "keep":
+            if p[2] > p[1]:
+                pieces.append(ex.one("Slice", [shp, ex.i64([p[1]]), ex.i64([p[2]])]))
+        elif p[0] == "prod":
+            pieces.append(ex.one("ReduceProd", [ex.one("Slice", [shp, ex.i64([p[1]]),
+                                                                 ex.i64([p[2]])])],
+                                 keepdims=1))
+        else:
+            pieces.append(ex.i64(list(p[1])))
+    return pieces[0] if len(pieces) == 1 else ex.one("Concat", pieces, axis=0)
+
+
+@op("Flatten")
+def _flatten(ex, node):
+    out = node.outputs[0].type
+    x = inp(ex, node)
+    t = node.inputs[0].type
+    if t.shape is None:
+        raise NoOnnxForm("its input has an unknown rank")
+    if out.shape is not None and sum(d is None for d in out.shape) <= 1:
+        shape = [-1 if d is None else d for d in out.shape]
+        return [ex.one("Reshape", [x, ex.i64(shape)], allowzero=int(0 in shape))]
+    r = len(t.shape)
+    a = node.attrs["start_dim"] % r
+    b = node.attrs["end_dim"] % r
+    shp = _dynamic_shape(ex, x, [("keep", 0, a), ("prod", a, b + 1), ("keep", b + 1, r)])
+    return [ex.one("Reshape", [x, shp], allowzero=1)]
+
+
+@op("Transpose")
+def _transpose(ex, node):
+    perm = node.attrs["perm"]
+    if perm is None:
+        return [ex.one("Transpose", [inp(ex, node)])]
+    r = rank_in(node)
+    return [ex.one("Transpose", [inp(ex, node)], perm=[int(p) % r for p in perm])]
+
+
+@op("ExpandDims")
+def _expand_dims(ex, node):
+    return [ex.one("Unsqueeze", [inp(ex, node), ex.i64([int(node.attrs["axis"])])])]
+
+
+@op("Squeeze")
+def _squeeze(ex, node):
+    axis = node.attrs["axis"]
+    t = node.inputs[0].type
+    if axis is None or axis == ():
+        if t.shape is not None and all(d is not None for d in t.shape):
+            axes = [i for i, d in enumerate(t.shape) if d == 1]
+            if not axes:
+                return [ex.one("Identity", [inp(ex, node)])]
+            return [ex.one("Squeeze", [inp(ex, node), ex.i64(axes)])]
+        return [ex.one("Squeeze", [inp(ex, node)])]
+    axes = axes_list(axis)
+    return [ex.one("Squeeze", [inp(ex, node), ex.i64(axes)])]
+
+
+@op("Concat")
+def _concat(ex, node):
+    d = dt_out(node)
+    xs = [cast(ex, ex.name_of(v), v.type.dtype, d) for v in node.inputs]
+    return [ex.one("Concat", xs, axis=int(node.attrs["axis"]))]
+
+
+@op("Stack")
+def _stack(ex, node):
+    d = dt_out(node)
+    axis = int(node.attrs["axis"])
+    xs = [ex.one("Unsqueeze", [cast(ex, ex.name_of(v), v.type.dtype, d), ex.i64([axis])])
+          for v in node.inputs]
+    return [ex.one("Concat", xs, axis=axis)]
+
+
+@op("Tile")
+def _tile(ex, node):
+    reps = [int(r) for r in node.attrs["multiples"]]
+    r = rank_in(node)
+    x = inp(ex, node)
+    if len(reps) > r:
+        x = ex.one("Unsqueeze", [x, ex.i64(list(range(len(reps) - r)))])
+    reps = [1] * (max(r, len(reps)) - len(reps)) + reps
+    return [ex.one("Tile", [x, ex.i64(reps)])]
+
+
+@op("BroadcastTo")
+def _broadcast_to(ex, node):
+    shape = [1 if int(d) == -1 else int(d) for d in node.attrs["shape"]]
+    return [ex.one("Expand", [inp(ex, node), ex.i64(shape)])]
+
+
+@op("Gather")
+def _gather(ex, node):
+    idx = inp(ex, node, 1)
+    d = dt_in(node, 1)
+    if d not in (D.int32, D.int64):
+        idx = cast(ex, idx, d, D.int64)
+    return [ex.one("Gather", [inp(ex, node, 0), idx], axis=int(node.attrs["axis"]))]
+
+
+@op("BooleanMask")
+def _boolean_mask(ex, node):
+    return [ex.one("Compress", [inp(ex, node, 0), inp(ex, node, 1)], axis=0)]
+
+
+_BIG = np.iinfo(np.int64).max
+_SMALL = np.iinfo(np.int64).min
+
+
+def index_pattern(ex, x, items, rank):
+    """x[items] (graphjit's encoded basic index) with Slice, Gather and Unsqueeze."""
+    consumed = sum(1 for i in items if i is not None and i != "...")
+    expanded = []
+    for i in items:
+        if i == "...":
+            expanded.extend([("slice", None, None, None)] * (rank - consumed))
+        else:
+            expanded.append(i)
+    if "..." not in items:
+        expanded.extend([("slice", None, None, None)] * (rank - consumed))
+    starts, ends, axes, steps, ints, news = [], [], [], [], [], []
+    dim, out_pos = 0, 0
+    for i in expanded:
+        if i is None:
+            news.append(out_pos)
+            out_pos += 1
+            continue
+        if isinstance(i, tuple):
+            _, a, b, s = i
+            s = 1 if s is None else s
+            if not (a is None and b is None and s == 1):
+                starts.append((0 if s > 0 else _BIG) if a is None else a)
+                ends.append((_BIG if s > 0 else _SMALL) if b is None else b)
+                axes.append(dim)
+                steps.append(s)
+            out_pos += 1
+        else:
+            ints.append((dim, i))
+        dim += 1
+    if axes:
+        x = ex.one("Slice", [x, ex.i64(starts), ex.i64(ends), ex.i64(axes), ex.i64(steps)])
+    for d, i in reversed(ints):
+        x = ex.one("Gather", [x, ex.i64(i)], axis=d)
+    if news:
+        x = ex.one("Unsqueeze", [x, ex.i64(news)])
+    if not axes and not ints and not news:
+        x = ex.one("Identity", [x])
+    return x
+
+
+@op("Index")
+def _index(ex, node):
+    return [index_pattern(ex, inp(ex, node), node.attrs["index"], rank_in(node))]
+
+
+@op("IndexUpdate")
+def _index_update(ex, node):
+    x = inp(ex, node, 0)
+    d = dt_out(node)
+    r = rank_in(node)
+    shp = ex.one("Shape", [x])
+    count = ex.one("ReduceProd", [shp], keepdims=0)
+    pos = ex.one("Reshape", [ex.one("Range", [ex.i64(0), count, ex.i64(1)]), shp])
+    sub = index_pattern(ex, pos, node.attrs["index"], r)
+    v = cast(ex, inp(ex, node, 1), dt_in(node, 1), d)
+    v = ex.one("Expand", [v, ex.one("Shape", [sub])])
+    flat = ex.one("Reshape", [x, ex.i64([-1])])
+    upd = ex.one("ScatterElements", [flat, ex.one("Reshape", [sub, ex.i64([-1])]),
+                                     ex.one("Reshape", [v, ex.i64([-1])])], axis=0)
+    return [ex.one("Reshape", [upd, shp])]
+
+
+# -- creation -------------------------------------------------------------------------------------
+@op("Fill")
+def _fill(ex, node):
+    t = node.outputs[0].type
+    return [ex.const(np.full(t.shape, node.attrs["value"], dtype=t.dtype.np))]
+
+
+@op("Range")
+def _range(ex, node):
+    a = node.attrs
+    return [ex.const(np.arange(a["start"], a["limit"], a["delta"],
+                               dtype=D.as_dtype(a["dtype"]).np))]
+
+
+def _like(value):
+    def fn(ex, node):
+        d = dt_out(node)
+        from onnx import numpy_helper
+        return [ex.one("ConstantOfShape", [ex.one("Shape", [inp(ex, node)])],
+                       value=numpy_helper.from_array(np.asarray([value], dtype=d.np)))]
+    return fn
+
+
+OPS["ZerosLike"] = _like(0)
+OPS["OnesLike"] = _like(1)
+
+
+# -- nn -------------------------------------------------------------------------------------------
+@op("MatMul")
+def _matmul(ex, node):
+    d = dt_out(node)
+    xs = []
+    for i, flag in ((0, "transpose_a"), (1, "transpose_b")):
+        x = cast(ex, inp(ex, node, i), dt_in(node, i), d)
+        if node.attrs[flag]:
+            r = rank_in(node, i)
+            if r >= 2:
+                perm = list(range(r - 2)) + [r - 1, r - 2]
+                x = ex.one("Transpose", [x], perm=perm)
+        xs.append(x)
+    supported = {D.int32, D.int64} | _FLOATS
+    return [native(ex, "MatMul", xs, d, supported)]
+
+
+def _softmax(log):
+    def fn(ex, node):
+        d = dt_out(node)
+        x = cast(ex, inp(ex, node), dt_in(node), d)
+        axis = node.attrs["axis"]
+        r = node.inputs[0].type.rank
+        if isinstance(axis, int) and r:
+            return [ex.one("LogSoftmax" if log else "Softmax", [x], axis=int(axis))]
+        if r is None:
+            raise NoOnnxForm("its input has an unknown rank")
+        axes = [] if r == 0 else [int(a) % r for a in
+                                  (axis if isinstance(axis, tuple) else (axis,))]
+        kw = {"axes": axes} if axes else {}
+        m = ex.one("ReduceMax", [x], keepdims=1, **kw)
+        shifted = ex.one("Sub", [x, m])
+        e = ex.one("Exp", [shifted])
+        s = ex.one("ReduceSum", [e] + ([ex.i64(axes)] if axes else []), keepdims=1)
+        if log:
+            return [ex.one("Sub", [shifted, ex.one("Log", [s])])]
+        return [ex.one("Div", [e, s])]
+    return fn
+
+
+OPS["Softmax"] = _softmax(False)
+OPS["LogSoftmax"] = _softmax(True)
+
+
+@op("OneHot")
+def _one_hot(ex, node):
+    """OneHot with depth + 1 classes, out-of-range indices (negative ones too) sent to
+    the extra one, which a Slice then drops: their rows are all off, as graphjit's."""
+    a = node.attrs
+    d = dt_out(node)
+    di = dt_in(node)
+    w = di if di in (D.int32, D.int64) else D.int64
+    idx = cast(ex, inp(ex, node), di, w)
+    depth, axis = int(a["depth"]), int(a["axis"])
+    ok = ex.one("And", [ex.one("GreaterOrEqual", [idx, scalar(ex, 0, w)]),
+                        ex.one("Less", [idx, scalar(ex, depth, w)])])
+    idx = ex.one("Where", [ok, idx, scalar(ex, depth, w)])
+    values = ex.const(np.asarray([a["off_value"], a["on_value"]], dtype=d.np))
+    hot = ex.one("OneHot", [idx, ex.i64(depth + 1), values], axis=axis)
+    return [ex.one("Slice", [hot, ex.i64([0]), ex.i64([depth]), ex.i64([axis])])]
+
+
+# -- run-time checks ------------------------------------------------------------------------------
+def check_pattern(ex, ok, message):
+    """A Gather that fails at run time when the bool tensor ok is not all true."""
+    as_int = ex.one("Cast", [ok], to=TO_ONNX[D.int32])
+    allok = ex.one("Cast", [ex.one("ReduceMin", [as_int], keepdims=0)], to=TO_ONNX[D.bool_])
+    bad = ex.one("Cast", [ex.one("Not", [allok])], to=TO_ONNX[D.int64])
+    ex.one("Gather", [ex.i64([0]), bad], axis=0, doc=message)
+
+
+@op("Check", "CheckBound", "Assert")
+def _check(ex, node):
+    a = node.attrs
+    msg = a.get("message") or (f"UnboundLocalError: '{a['name']}'" if "name" in a else "")
+    if "error" in a:
+        msg = f"{a['error']}: {msg}"
+    check_pattern(ex, inp(ex, node), msg or node.op)
+    return []
+
+
+@op("CheckNonZero")
+def _check_nonzero(ex, node):
+    d = dt_in(node)
+    x = inp(ex, node)
+    nz = ex.one("Not", [ex.one("Equal", [x, scalar(ex, 0, d)])]) if not d.is_bool else x
+    check_pattern(ex, nz, f"ZeroDivisionError: {node.attrs['message']}")
+    return [x]
+
+
+from . import export_control  # noqa: E402,F401  (registers If and Loop)

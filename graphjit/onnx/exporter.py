@@ -1,0 +1,454 @@
+"""graphjit IR -> ONNX: `export(model_or_net, path, *example_inputs_or_specs)`.
+
+The model is compiled through `ms.compile` (so the graph passes have run) and its
+graph is translated node by node into an ONNX ModelProto (opset common.OPSET, IR
+version common.IR_VERSION), checked with onnx.checker and written.
+
+- Inputs keep the graph parameters' names; outputs are named after the graph's
+  result values when those are named (and unique), else `output0`, `output1`, ...
+  Unknown dims are symbolic (`<name>_dim<i>`); an unknown rank has no shape.
+- Parameters (ref inputs, read by `Load`) become initializers named after the
+  Parameter, holding its current value; the state token disappears (ONNX runs a
+  graph without state, so only reads are exportable).
+- Ops that update state (`effects == "write"`), draw random numbers, print, or
+  have no ONNX form are refused with one OnnxExportError naming every such node
+  and the user's line.
+- If and Loop become ONNX If and Loop; graphjit's closed subgraphs read outer
+  values through their parameters, and the ONNX bodies read the outer names.
+
+Run-time checks (Check, CheckBound, CheckNonZero, Assert) are kept: each becomes
+a Gather that fails at run time (ONNX Runtime runs every node, a node nobody
+reads included) exactly when the check fails, so a model that raises in
+graphjit raises in ONNX Runtime too (with ONNX Runtime's message, "indices
+element out of data bounds"; the node's doc_string holds graphjit's message),
+and a successful run is untouched. The trip count of a Loop that is not a
+constant is checked the same way (graphjit refuses one below -1), and so is a
+Loop output that has no value after zero iterations.
+
+Node names: every ONNX node made for graphjit node number n (counted over the
+whole model, subgraphs included, in walk order) with op Op is named `gj.Op.n`
+when it is the only one, else `gj.Op.n/<k>` (k = 0, 1, ... in emission order;
+the last one gives the result). Constants a pattern needs are Constant nodes of
+the pattern. Graph outputs that are not the producing node's own output get an
+Identity named `gj.result.<k>`.
+
+Patterns (every op not listed maps to exactly one ONNX node of the same name
+and meaning: Add, Sub, Mul, Neg, Abs, Exp, Log, Sqrt, Reciprocal, Sin, Cos,
+Tanh, Sigmoid, Erf, Floor, Ceil, Round, Sign, Identity, Transpose, Shape, If,
+Loop; and Const -> Constant, ReLU -> Relu, Maximum -> Max, Minimum -> Min,
+Select -> Where, LogicalAnd/Or/Xor -> And/Or/Xor, LogicalNot -> Not,
+IsNan -> IsNaN, IsInf -> IsInf, Equal/Less/Greater -> same, LessEqual ->
+LessOrEqual, GreaterEqual -> GreaterOrEqual, StopGradient -> Identity,
+Cast -> Cast, ExpandDims -> Unsqueeze, Squeeze -> Squeeze, Reshape -> Reshape,
+BroadcastTo -> Expand, Gather -> Gather, BooleanMask -> Compress(axis=0),
+MatMul -> MatMul, Softmax / LogSoftmax (one int axis) -> Softmax / LogSoftmax,
+ReduceSum/Max/Min/Mean/Prod (float input) -> the ONNX reduction):
+
+  graphjit op          ONNX pattern (in emission order)
+  -------------------  ---------------------------------------------------------
+  any op, mixed dtypes  Cast of each input to the compute dtype, then the op
+  any op, a dtype ORT   Cast in (bool/int8/int16/uint8 -> int32, float16 ->
+    lacks a kernel for  float32) + the op + Cast back; only where exact
+  Load                 no node: the value is the initializer of the Parameter
+  Add/Mul/Max/Min bool Or / And / Or / And
+  RealDiv              (Casts to float) Div
+  FloorDiv, FloorMod,  integers: Constant 0, Equal(y,0), Where(y==0,1,y) ...
+   TruncateDiv, Mod    Div/Mod and fix-ups (x // 0 and x % 0 are 0, as numpy);
+                       floats: numpy's formulas with Mod(fmod=1), Div, Floor
+  Pow                  Pow (x ** y; an integer to a negative power truncates)
+  Log1p / Expm1        Constant 1, Add/Exp, Log/Sub, Equal, Div, Mul, Where
+  Rsqrt                Sqrt, Reciprocal
+  Square               Mul(x, x)
+  Trunc                Constant 0, Less, Ceil, Floor, Where
+  Sign (bool)          Identity
+  Invert               bool: Not; integers: Constant -1, Sub(-1, x)
+  IsFinite             (Cast) IsInf, IsNaN, Or, Not
+  IsNan/IsInf (ints)   Cast to float64, IsNaN / IsInf
+  Reduce* (ints/bool)  Cast (to int64 for Sum/Prod, float32 for Mean, int32
+                       for Max/Min of bool/int16) + the reduction (+ Cast back)
+  ReduceSum/Mean f16   Cast to float32, reduce, Cast back (numpy accumulates
+                       float16 in float32)
+  ArgMax/ArgMin        axis None: Reshape to [-1] first; Cast if output int32;
+                       keep_dims with axis None: Reshape to [1]*rank
+  CumSum               Constant axis, CumSum (bool: Cast to int64 first)
+  Flatten              Reshape (Constant shape when it is static, else Shape,
+                       Slice, Concat of the kept dims)
+  Concat               (Casts) Concat
+  Stack                Unsqueeze of each input, Concat
+  Tile                 (Reshape to add leading 1 dims) Tile
+  Index                Slice (all slices at once) / Gather (each int index,
+                       scalar index: removes the dim) / Unsqueeze (None)
+  IndexUpdate          positions = Range over the elements reshaped like x,
+                       the Index pattern on them, ScatterElements on the
+                       flattened x, Reshape back
+  Fill                 Constant (the whole tensor)
+  Range                Constant (the whole tensor)
+  ZerosLike/OnesLike   Shape, ConstantOfShape
+  Softmax (axis tuple  ReduceMax, Sub, Exp, ReduceSum, Div (Log, Sub for
+   or rank 0)          LogSoftmax)
+  OneHot               Constant depth/values, OneHot (then Cast)
+  Check, CheckBound,   ReduceMin(Cast(ok, int32)) -> Cast bool, Not, Cast to
+   Assert              int64, Gather(Constant [0], that): fails when not ok
+  CheckNonZero         Equal(x, 0), Not, then the Check pattern; x passes on
+  Loop                 outer: trip count Cast to int64 scalar, Where(-1 ->
+                       INT64_MAX), Min with each sliced input's length (Shape,
+                       Gather); body: iteration number Cast/Reshape for
+                       current_iteration, Unsqueeze + Gather (axis) for each
+                       sliced input; after: Transpose + Shape + Slice +
+                       ReduceProd + Concat + Reshape for each concatenated
+                       output (scan outputs stack along a new axis 0)
+
+Dropped: nothing that changes a successful result. Refused: Print, Dropout
+(random), Assign*, optimizer updates, integer BitwiseAnd/Or/Xor (opset 17 has
+none), CumProd, Sort/TopK/Unique and the gradient-only ops unless listed.
+"""
+from __future__ import annotations
+
+import os
+from typing import Dict, List, Optional, Sequence
+
+import numpy as np
+
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+from ..ir.errors import GraphJitError
+from ..ir.graph import Graph, Node, Value
+from ..ir.registry import get_op
+from ..ir.types import TensorType
+from .common import IR_VERSION, OPSET, TO_ONNX
+
+__all__ = ["export", "OnnxExportError"]
+
+
+class OnnxExportError(GraphJitError, ValueError):
+    """The model cannot be written as ONNX: ops with no ONNX form, state updates,
+    or types ONNX cannot hold. The message names every such node and its line."""
+
+
+class NoOnnxForm(Exception):
+    """Raised by an op's translation: this node has no ONNX form (the reason)."""
+
+
+def export(model_or_net, path, *example_inputs_or_specs) -> "onnx.ModelProto":
+    """Write a model as ONNX.
+
+    Args:
+        model_or_net: a CompiledModel, an nn.Cell, or a (@jit or plain) function.
+        path: the .onnx file to write.
+        *example_inputs_or_specs: Tensors, arrays or TensorSpecs (as ms.compile
+            takes them); none for a CompiledModel.
+
+    Returns:
+        The ModelProto written.
+
+    Raises:
+        OnnxExportError: nodes with no ONNX form or that update state (all named).
+        the build errors of graphjit (from ms.compile).
+    """
+    from ..jit.compiled_model import CompiledModel, compile as ms_compile
+    if isinstance(model_or_net, CompiledModel):
+        if example_inputs_or_specs:
+            raise TypeError("export: a CompiledModel is already compiled; pass no example "
+                            "inputs")
+        model = model_or_net
+    else:
+        model = ms_compile(model_or_net, *example_inputs_or_specs)
+    proto = to_onnx(model)
+    try:
+        with open(os.fspath(path), "wb") as f:
+            f.write(proto.SerializeToString())
+    except OSError as e:
+        raise OSError(f"cannot write the ONNX model to {path}: {e.strerror or e}") from None
+    return proto
+
+
+def to_onnx(model) -> "onnx.ModelProto":
+    """The ONNX ModelProto of a CompiledModel (checked, not written)."""
+    ex = _Exporter(model)
+    proto = ex.build()
+    try:
+        onnx.checker.check_model(proto, full_check=ex.full_check)
+    except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as e:
+        # a bug of ours: say what ONNX said
+        raise OnnxExportError(f"the ONNX model of '{model.name}' does not pass "
+                              f"onnx.checker: {str(e).splitlines()[0]}",
+                              hint="please report this as a graphjit bug") from None
+    return proto
+
+
+# -- the exporter ---------------------------------------------------------------------------------
+class _Scope:
+    """One ONNX graph being built (the main graph or a body)."""
+
+    def __init__(self):
+        self.nodes: List[onnx.NodeProto] = []
+
+
+class _Exporter:
+    def __init__(self, model):
+        self.model = model
+        self.graph: Graph = model.graph
+        self.used = set()
+        self.problems = []          # (op, loc, reason)
+        self.counter = 0
+        self.initializers = []
+        self.full_check = True
+        self.scope: Optional[_Scope] = None
+        self.names: Dict[int, Optional[str]] = {}   # id(Value) -> ONNX name (None: state)
+        self._pending = None        # the nodes of the graphjit node being translated
+        self.current = None         # (op, number) of that node
+
+    # -- names and nodes ---------------------------------------------------------------------------
+    def fresh(self, base: str) -> str:
+        base = "".join(c if c.isalnum() or c in "_.-/" else "_" for c in (base or "v"))
+        if base not in self.used:
+            self.used.add(base)
+            return base
+        i = 1
+        while f"{base}_{i}" in self.used:
+            i += 1
+        name = f"{base}_{i}"
+        self.used.add(name)
+        return name
+
+    def name_of(self, v: Value) -> str:
+        try:
+            name = self.names[id(v)]
+        except KeyError:
+            raise NoOnnxForm(f"reads {v!r}, which has no ONNX value") from None
+        if name is None:
+            raise NoOnnxForm(f"reads the state value {v!r} as a tensor")
+        return name
+
+    def emit(self, op_type: str, inputs: Sequence[str], n_out: int = 1, out=None,
+             doc: str = "", **attrs) -> List[str]:
+        """Add one ONNX node to the pattern being built; returns its output names."""
+        outs = list(out) if out is not None else [self.fresh("t") for _ in range(n_out)]
+        node = helper.make_node(op_type, list(inputs), outs, **attrs)
+        if doc:
+            node.doc_string = doc
+        self._pending.append(node)
+        return outs
+
+    def one(self, op_type, inputs, **attrs) -> str:
+        return self.emit(op_type, inputs, **attrs)[0]
+
+    def const(self, value, dtype=None) -> str:
+        arr = np.asarray(value, dtype=dtype)
+        return self.one("Constant", [], value=numpy_helper.from_array(arr))
+
+    def i64(self, values) -> str:
+        return self.const(np.asarray(values, dtype=np.int64))
+
+    # -- the model ---------------------------------------------------------------------------------
+    def build(self) -> "onnx.ModelProto":
+        g = self.graph
+        variables = []
+        if any(not p.type.is_tensor for p in g.params):
+            variables = list(self.model._variables())
+        inputs, refs = [], iter(variables)
+        for i, p in enumerate(g.params):
+            if p.type.kind == "state":
+                self.names[id(p)] = None
+            elif p.type.kind == "ref":
+                var = next(refs)
+                from ..ir.defs.state import read
+                arr = np.asarray(read(var))
+                name = self.fresh(p.name or getattr(var, "name", None) or f"param{i}")
+                self.initializers.append(numpy_helper.from_array(
+                    np.array(arr, dtype=p.type.dtype.np, order="C"), name))
+                self.names[id(p)] = name
+            else:
+                name = self.fresh(p.name or f"input{i}")
+                self.names[id(p)] = name
+                inputs.append(self.value_info(name, p.type, symbolic=True))
+        main = _Scope()
+        results = self.translate(g, main)
+        if self.problems:
+            raise self._problem_error()
+        outputs, taken = [], set()
+        for k, (r, name) in enumerate(zip(g.results, results)):
+            if name is None:        # the state token
+                continue
+            want = r.name if (r.name and r.name not in taken and
+                              sum(1 for x in g.results if x.name == r.name) == 1) else None
+            out = self._final_name(main, name, want or f"output{len(outputs)}", k)
+            taken.add(out)
+            outputs.append(self.value_info(out, r.type, symbolic=True))
+        graph = helper.make_graph(main.nodes, self.graph.name or "graphjit", inputs, outputs,
+                                  initializer=self.initializers)
+        proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
+                                  producer_name="graphjit", ir_version=IR_VERSION)
+        proto.doc_string = f"graphjit model '{self.model.name}'"
+        return proto
+
+    def _final_name(self, scope: _Scope, name: str, want: str, k: int) -> str:
+        """Give a graph output its final name: rename the producing node's output
+        when this scope made it and nothing else named it, else an Identity."""
+        producer = None
+        for n in scope.nodes:
+            if name in n.output:
+                producer = n
+        readers = sum(1 for n in scope.nodes for i in n.input if i == name) + sum(
+            _reads_in_subgraphs(n, name) for n in scope.nodes)
+        if producer is not None and not readers and want not in self.used \
+                and name not in scope.output_names:
+            self.used.add(want)
+            for i, o in enumerate(producer.output):
+                if o == name:
+                    producer.output[i] = want
+            scope.output_names.add(want)
+            return want
+        if want in self.used:
+            want = self.fresh(want)
+        else:
+            self.used.add(want)
+        node = helper.make_node("Identity", [name], [want], name=f"gj.result.{k}")
+        scope.nodes.append(node)
+        scope.output_names.add(want)
+        return want
+
+    def value_info(self, name: str, t: TensorType, symbolic: bool = False):
+        if t.dtype not in TO_ONNX:
+            raise OnnxExportError(f"'{name}' has the dtype {t.dtype}, which ONNX export does "
+                                  f"not support")
+        if t.shape is None:
+            return helper.make_tensor_value_info(name, TO_ONNX[t.dtype], None)
+        dims = [d if d is not None else (f"{name}_dim{i}" if symbolic else None)
+                for i, d in enumerate(t.shape)]
+        return helper.make_tensor_value_info(name, TO_ONNX[t.dtype], dims)
+
+    # -- graphs ------------------------------------------------------------------------------------
+    def translate(self, g: Graph, scope: _Scope) -> List[Optional[str]]:
+        """Translate the nodes of g into scope (its params already named); returns the
+        ONNX names of its results (None for the state token)."""
+        saved = self.scope
+        self.scope = scope
+        scope.output_names = set()
+        try:
+            for node in g.nodes:
+                self.translate_node(node)
+        finally:
+            self.scope = saved
+        out = []
+        for r in g.results:
+            if r.type.kind == "state":
+                out.append(None)
+            else:
+                out.append(self.names.get(id(r), "?"))
+        return out
+
+    def translate_node(self, node: Node) -> None:
+        from .export_ops import OPS
+        self.counter += 1
+        n = self.counter
+        saved_pending, saved_current = self._pending, self.current
+        self._pending, self.current = [], (node.op, n)
+        why = None
+        opdef = get_op(node.op)
+        fn = OPS.get(node.op)
+        try:
+            if opdef.effects == "write":
+                why = "it updates a Parameter (ONNX graphs hold no state)"
+            elif opdef.effects == "random":
+                why = "it draws random numbers (ONNX Runtime's would differ)"
+            elif opdef.effects == "io":
+                why = "it prints (ONNX has no output besides the graph's results)"
+            elif fn is None:
+                why = "it has no ONNX form"
+            else:
+                outs = fn(self, node)
+                if len(outs) != len(node.outputs):
+                    raise NoOnnxForm(f"internal: {len(outs)} ONNX outputs for "
+                                     f"{len(node.outputs)}")
+                for v, name in zip(node.outputs, outs):
+                    self.names[id(v)] = name
+        except NoOnnxForm as e:
+            why = str(e)
+        pending = self._pending
+        self._pending, self.current = saved_pending, saved_current
+        if why is not None:
+            self.problems.append((node.op, node.loc, why))
+            for v in node.outputs:
+                self.names[id(v)] = None if v.type.kind == "state" else self.fresh("bad")
+            return
+        if len(pending) == 1:
+            pending[0].name = f"gj.{node.op}.{n}"
+        else:
+            for k, p in enumerate(pending):
+                p.name = f"gj.{node.op}.{n}/{k}"
+        self.scope.nodes.extend(pending)
+
+    def _problem_error(self) -> OnnxExportError:
+        lines = []
+        for op, loc, why in self.problems:
+            where = f" at {loc.short()}" if loc is not None else ""
+            lines.append(f"  {op}{where}: {why}")
+        ops = sorted({op for op, _, _ in self.problems})
+        first = next((loc for _, loc, _ in self.problems if loc is not None), None)
+        return OnnxExportError(
+            f"cannot export '{self.model.name}' to ONNX: {len(self.problems)} node(s) have "
+            f"no ONNX form ({', '.join(ops)})", loc=first, detail="\n".join(lines),
+            hint="ONNX export takes inference graphs: no Parameter updates, printing or "
+                 "random ops; compute these outside the exported model")
+
+    # -- subgraphs (used by export_ops for If and Loop) --------------------------------------------
+    def subgraph(self, g: Graph, bound: Sequence[Optional[str]], name: str,
+                 inputs: Sequence = (), prologue=None, epilogue=None):
+        """Translate a closed graphjit subgraph into an ONNX GraphProto.
+
+        bound: per parameter of g, the ONNX name it reads (an outer name, or a name
+            the prologue defines), or None for the state token; a callable
+            `bound()` is called after the prologue ran.
+        inputs: ValueInfoProtos of the ONNX body's own inputs (Loop's).
+        prologue: called in the body's scope before its nodes, to emit nodes.
+        epilogue: called after the nodes with the result names (None for the state
+            token); emits nodes and returns the list of (name, TensorType) to output.
+        Nodes the prologue and epilogue emit are named `gj.<Op>.<n>/in<k>` and
+        `gj.<Op>.<n>/out<k>` after the If or Loop being translated.
+        """
+        op, n = self.current
+        scope = _Scope()
+        scope.output_names = set()
+        saved_scope, saved_pending = self.scope, self._pending
+        self.scope, self._pending = scope, []
+        try:
+            if prologue is not None:
+                prologue()
+            for k, p in enumerate(self._pending):
+                p.name = f"gj.{op}.{n}/in{k}"
+            scope.nodes.extend(self._pending)
+            self._pending = []
+            names = bound() if callable(bound) else bound
+            for p, b in zip(g.params, names):
+                self.names[id(p)] = b
+            results = self.translate(g, scope)
+            self.scope, self.current = scope, (op, n)
+            outs = epilogue(results) if epilogue is not None else \
+                [(r, v.type) for r, v in zip(results, g.results) if r is not None]
+            for k, p in enumerate(self._pending):
+                p.name = f"gj.{op}.{n}/out{k}"
+            scope.nodes.extend(self._pending)
+        finally:
+            self.scope, self._pending, self.current = saved_scope, saved_pending, (op, n)
+        infos = []
+        produced = {o for nd in scope.nodes for o in nd.output}
+        for k, (nm, t) in enumerate(outs):
+            if nm not in produced or nm in scope.output_names:
+                new = self.fresh(f"{name}_out{k}")
+                scope.nodes.append(helper.make_node("Identity", [nm], [new],
+                                                    name=f"gj.result.{new}"))
+                nm = new
+            scope.output_names.add(nm)
+            infos.append(self.value_info(nm, t))
+        return helper.make_graph(scope.nodes, name, list(inputs), infos)
+
+
+def _reads_in_subgraphs(node, name) -> int:
+    count = 0
+    for a in node.attribute:
+        if a.type == onnx.AttributeProto.GRAPH:
+            for n in a.g.node:
+                count += sum(1 for i in n.input if i == name) + _reads_in_subgraphs(n, name)
+    return count
