@@ -1,0 +1,29 @@
+"""What export and import share: the opset, and graphjit's dtypes against ONNX's."""
+from __future__ import annotations
+
+from onnx import TensorProto
+
+from ..ir import dtypes as D
+
+__all__ = ["OPSET", "IR_VERSION", "TO_ONNX", "FROM_ONNX"]
+
+#: The ONNX opset that export writes (API.md: 17 or newer).
+OPSET = 17
+#: The ONNX IR version written: 8 goes with opset 17 and every ONNX Runtime since 1.14.
+IR_VERSION = 8
+
+#: graphjit dtype -> ONNX TensorProto element type.
+TO_ONNX = {
+    D.bool_: TensorProto.BOOL,
+    D.int8: TensorProto.INT8,
+    D.int16: TensorProto.INT16,
+    D.int32: TensorProto.INT32,
+    D.int64: TensorProto.INT64,
+    D.uint8: TensorProto.UINT8,
+    D.float16: TensorProto.FLOAT16,
+    D.float32: TensorProto.FLOAT,
+    D.float64: TensorProto.DOUBLE,
+}
+
+#: ONNX TensorProto element type -> graphjit dtype (the types graphjit has).
+FROM_ONNX = {v: k for k, v in TO_ONNX.items()}
