@@ -38,6 +38,7 @@ class Compiler:
         self.depth = 0
         self.records: List[Any] = []       # explain records (control_flow.Record)
         self.guards: List[tuple] = []      # (weakref to object, attribute, kind, value)
+        self._guarded: set = set()         # (id(object), attribute, kind, value) in guards
         self.created: Dict[int, Any] = {}  # objects created while building, by id
         self.warnings: List[str] = []
         self.param_source: Dict[int, Any] = {}  # id(subgraph param) -> outer Value
@@ -111,6 +112,13 @@ class Compiler:
             kind, key = "id", id(value)
         else:
             return
+        seen = (id(obj), attr, kind, key)
+        try:
+            if seen in self._guarded:   # an unrolled loop reads self.w at every step
+                return
+            self._guarded.add(seen)
+        except TypeError:   # a value that does not hash is guarded as often as it is read
+            pass
         try:
             ref = weakref.ref(obj)
         except TypeError:
