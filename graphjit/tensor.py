@@ -22,9 +22,16 @@ __all__ = ["Tensor", "TensorSpec", "SymbolicTensor", "TensorLike", "Recorder",
            "current_recorder"]
 
 
+_functional = None
+
+
 def _F():
-    from .ops import functional
-    return functional
+    """graphjit.ops.functional (imported at first use: ops imports this module)."""
+    global _functional
+    if _functional is None:
+        from .ops import functional
+        _functional = functional
+    return _functional
 
 
 def _no_out(out):
@@ -233,6 +240,40 @@ class TensorLike:
     def broadcast_to(self, shape): return _F().broadcast_to(self, shape)
     def expand_as(self, other): return _F().broadcast_to(self, other.shape)
     def size_(self): return self.size
+    def permute(self, *axis):
+        return _F().transpose(self, axis[0] if len(axis) == 1 and isinstance(
+            axis[0], (tuple, list)) else axis)
+    def swapaxes(self, axis0, axis1): return _F().swapaxes(self, axis0, axis1)
+    def view_as(self, other): return _F().reshape(self, other.shape)
+    def ravel(self): return _F().reshape(self, (-1,))
+    def norm(self, ord=None, dim=None, keepdim=False, *, dtype=None):
+        return _F().norm(self, ord, dim, keepdim, dtype=dtype)
+    def var(self, axis=None, ddof=0, keepdims=False):
+        return _F().var(self, axis, ddof, keepdims)
+    def std(self, axis=None, ddof=0, keepdims=False):
+        return _F().std(self, axis, ddof, keepdims)
+    def split(self, split_size_or_sections, axis=0):
+        return _F().split(self, split_size_or_sections, axis)
+    def chunk(self, chunks, axis=0): return _F().chunk(self, chunks, axis)
+    def unbind(self, dim=0): return _F().unbind(self, dim)
+    def topk(self, k, dim=None, largest=True, sorted=True):
+        return _F().topk(self, k, dim, largest, sorted)
+    def sort(self, axis=-1, descending=False): return _F().sort(self, axis, descending)
+    def gather(self, input_indices, axis, batch_dims=0):
+        return _F().gather(self, input_indices, axis, batch_dims)
+    def index_select(self, axis, index): return _F().index_select(self, axis, index)
+    def narrow(self, axis, start, length): return _F().narrow(self, axis, start, length)
+    def log_softmax(self, axis=-1): return _F().log_softmax(self, axis)
+    def isfinite(self): return _F().isfinite(self)
+    def erf(self): return _F().erf(self)
+    def tril(self, diagonal=0): return _F().tril(self, diagonal)
+    def triu(self, diagonal=0): return _F().triu(self, diagonal)
+    def flip(self, dims): return _F().flip(self, dims)
+    def roll(self, shifts, dims=None): return _F().roll(self, shifts, dims)
+    def repeat(self, repeats, axis=None): return _F().repeat_elements_of(self, repeats, axis)
+    def repeat_interleave(self, repeats, dim=None):
+        return _F().repeat_elements_of(self, repeats, dim)
+    def ndimension(self): return self.ndim
 
     def dim(self):
         return self.ndim

@@ -30,12 +30,16 @@ from .eager import EagerBuilder, EagerNode
 __all__ = ["Tape", "current", "missing_gradient"]
 
 _state = threading.local()
+# how many threads are recording a tape: while none is, current() needs no look-up of
+# the thread's state (every eager operator asks)
+_recording = 0
+_recording_lock = threading.Lock()
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 def current() -> Optional["Tape"]:
     """The tape recording in this thread, if any."""
-    return getattr(_state, "tape", None)
+    return getattr(_state, "tape", None) if _recording else None
 
 
 def missing_gradient(op: str, loc=None) -> MissingGradientError:
@@ -81,11 +85,17 @@ class Tape:
             raise NotImplementedError(
                 "a gradient was asked while another gradient is being taken (higher-order "
                 "gradients are not supported in PYNATIVE mode)")
+        global _recording
+        with _recording_lock:
+            _recording += 1
         _state.tape = self
         return self
 
     def __exit__(self, *exc):
+        global _recording
         _state.tape = None
+        with _recording_lock:
+            _recording -= 1
 
     # -- recording --------------------------------------------------------------------------
     def _new_slot(self, tensor) -> int:

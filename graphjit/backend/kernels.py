@@ -7,41 +7,12 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 
+from ..ir.fp_errors import FP_IGNORED, FP_STATE, ignore_fp_errors, restore_fp_errors
 from ..ir.registry import get_op
 from ..ir.types import num_elements
 
 __all__ = ["truth", "is_one_element_bool", "node_kernel", "operator_of", "call_text",
            "EXPRESSIONS", "ignore_fp_errors", "restore_fp_errors", "FP_STATE", "FP_IGNORED"]
-
-
-# numpy keeps its floating-point error state in a context variable (numpy >= 2); setting
-# it to a saved "ignore all" state costs 0.4 us where `with np.errstate(...)` costs 3 us,
-# which is a third of a small graph's run
-# (FP_STATE.set(FP_IGNORED) and FP_STATE.reset(token), where FP_STATE is not None, are
-# what the two functions below do, for callers that cannot afford a function call)
-try:
-    from numpy._core._ufunc_config import _extobj_contextvar as FP_STATE
-    with np.errstate(all="ignore"):
-        FP_IGNORED = FP_STATE.get()
-except (ImportError, AttributeError):      # older numpy: seterr, as errstate does there
-    FP_STATE = FP_IGNORED = None
-
-
-def ignore_fp_errors():
-    """Stop numpy warning about floating-point errors (overflow, division by zero,
-    invalid values) in this thread, as eager mode does; returns the token that
-    restore_fp_errors takes."""
-    if FP_STATE is not None:
-        return FP_STATE.set(FP_IGNORED)
-    return np.seterr(all="ignore")
-
-
-def restore_fp_errors(token) -> None:
-    """Undo ignore_fp_errors."""
-    if FP_STATE is not None:
-        FP_STATE.reset(token)
-    else:
-        np.seterr(**token)
 
 
 def truth(c, what: str = "condition") -> bool:

@@ -14,6 +14,7 @@ import numpy as np
 from ..autodiff import tape as _tape
 from ..ir import dtypes as dt
 from ..ir.dtypes import DType
+from ..ir.fp_errors import FP_IGNORED, FP_STATE, ignore_fp_errors, restore_fp_errors
 from ..ir.registry import get_op
 from ..ir.types import STATE, ref_type
 from ..parameter import Parameter
@@ -27,14 +28,106 @@ _KIND_ORDER = {"b": 0, "i": 1, "u": 1, "f": 2}
 _DEFAULT_OF_KIND = {"b": dt.bool_, "i": dt.int64, "u": dt.int64, "f": dt.float32}
 
 
+# Eager ops: what an op needs besides its inputs' data (normalized attributes, output
+# types, the kernel) depends only on the op, its attributes and its inputs' dtypes and
+# shapes, so it is worked out once per such signature and kept here. Ops whose
+# inference reads input values, and ops with effects (random draws, state, printing),
+# are worked out at every call. The table is cleared when it grows past _EAGER_LIMIT
+# (programs whose shapes change at every step).
+_EAGER: dict = {}
+_EAGER_LIMIT = 4096
+
+
 def apply(op: str, *inputs, **attrs):
     """Run or record op on tensor inputs (Tensor or graph values)."""
+    arrays = []
+    sig = [op]
+    for x in inputs:
+        if isinstance(x, Tensor):
+            if isinstance(x, Parameter):
+                rec = current_recorder()
+                if rec is not None:   # a Parameter in a graph being built: state, read when it runs
+                    return rec.apply(op, inputs, attrs)
+            a = x._data
+            if a is None:
+                return _apply_slow(op, inputs, attrs)
+            sig.append(x._dtype)
+        elif isinstance(x, SymbolicTensor):
+            return type(x)._apply(op, inputs, attrs)
+        else:
+            a = np.asarray(x)
+            sig.append(a.dtype)
+        sig.append(a.shape)
+        arrays.append(a)
+    if attrs:
+        sig.append(tuple((k, _attr_key(v)) for k, v in attrs.items()))
+    try:
+        known = _EAGER.get(tuple(sig))
+    except TypeError:           # an attribute that does not hash (a list, an array)
+        return _apply_slow(op, inputs, attrs)
+    if known is None or get_op(op) is not known[0]:
+        opdef = get_op(op)
+        nattrs = opdef.normalize_attrs(attrs)
+        in_types = [Tensor._wrap(a).type for a in arrays]
+        out_types = opdef.infer_types(in_types, nattrs,
+                                      arrays if opdef.infer_takes_consts else None)
+        known = (opdef, nattrs, opdef.make_kernel(in_types, out_types, nattrs),
+                 len(out_types) == 1)
+        if not opdef.infer_takes_consts and opdef.effects is None:
+            if len(_EAGER) >= _EAGER_LIMIT:
+                _EAGER.clear()
+            _EAGER[tuple(sig)] = known
+    return _run_eager(op, known[1], known[2], known[3], inputs, arrays)
+
+
+def _attr_key(v):
+    """An attribute's value as a key that tells apart what == does not: 1, 1.0 and
+    True, and 0.0 and -0.0 (Fill(value=-0.0) is not Fill(value=0.0))."""
+    if type(v) is float:
+        return v.hex()
+    if type(v) is tuple:
+        return tuple(_attr_key(e) for e in v)
+    return (type(v), v)
+
+
+def _run_eager(op, attrs, kernel, one, inputs, arrays):
+    """Run an eager op's kernel (one: it has one output, else a tuple of them)."""
+    if FP_STATE is None:
+        token = ignore_fp_errors()
+    else:
+        token = FP_STATE.set(FP_IGNORED)
+    try:
+        out = kernel(*arrays)
+    finally:
+        restore_fp_errors(token) if FP_STATE is None else FP_STATE.reset(token)
+    if one:
+        result = _new_tensor(Tensor)          # Tensor._wrap, inline
+        result._data = a = out if type(out) is np.ndarray else np.asarray(out)
+        result._dtype = _from_numpy(a.dtype)
+        result._spec_shape = None
+        outs = (result,)
+    else:
+        result = outs = tuple(Tensor._wrap(o) for o in out)
+    if _tape._recording:
+        tape = _tape.current()
+        if tape is not None:    # a gradient is being taken (PYNATIVE): record the op
+            tape.record(op, attrs, inputs, arrays, outs)
+    return result
+
+
+_new_tensor = object.__new__
+_from_numpy = dt.from_numpy
+
+
+def _apply_slow(op: str, inputs, attrs):
+    """apply() without the table: every step at every call (it raises the errors a
+    Tensor without data or a wrong attribute gives)."""
     for x in inputs:
         if isinstance(x, SymbolicTensor):
             return type(x)._apply(op, inputs, attrs)
         if isinstance(x, Parameter):
             rec = current_recorder()
-            if rec is not None:   # a Parameter in a graph being built: state, read when it runs
+            if rec is not None:
                 return rec.apply(op, inputs, attrs)
     opdef = get_op(op)
     attrs = opdef.normalize_attrs(attrs)
@@ -43,17 +136,7 @@ def apply(op: str, *inputs, **attrs):
                 for x, a in zip(inputs, arrays)]
     out_types = opdef.infer_types(in_types, attrs, arrays if opdef.infer_takes_consts else None)
     kernel = opdef.make_kernel(in_types, out_types, attrs)
-    with np.errstate(all="ignore"):
-        out = kernel(*arrays)
-    if len(out_types) == 1:
-        result = Tensor._wrap(np.asarray(out))
-        outs = (result,)
-    else:
-        result = outs = tuple(Tensor._wrap(np.asarray(o)) for o in out)
-    tape = _tape.current()
-    if tape is not None:    # a gradient is being taken (PYNATIVE): record the op
-        tape.record(op, attrs, inputs, arrays, outs)
-    return result
+    return _run_eager(op, attrs, kernel, len(out_types) == 1, inputs, arrays)
 
 
 def apply_update(op: str, *inputs, **attrs):
@@ -155,6 +238,8 @@ _PY_DIVISIONS = {
 
 def binary(op: str, x, y):
     """Apply a binary op with the weak-scalar promotion rules of the module docstring."""
+    if type(x) is Tensor and type(y) is Tensor:     # two eager tensors: nothing to promote
+        return apply(op, x, y)
     wx, wy = is_weak(x), is_weak(y)
     if wx and wy:
         k = max(weak_kind(x), weak_kind(y), key=_KIND_ORDER.__getitem__)

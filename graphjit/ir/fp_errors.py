@@ -1,0 +1,37 @@
+"""numpy's floating-point error state, set cheaply: kernels run with every error
+ignored (overflow, division by zero, invalid values), as eager mode does.
+
+numpy keeps the state in a context variable (numpy >= 2); setting it to a saved
+"ignore all" state costs 0.4 us where `with np.errstate(...)` costs 3 us, which is a
+third of a small graph's run and most of an eager op's overhead.
+(FP_STATE.set(FP_IGNORED) and FP_STATE.reset(token), where FP_STATE is not None, are
+what the two functions below do, for callers that cannot afford a function call.)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["FP_STATE", "FP_IGNORED", "ignore_fp_errors", "restore_fp_errors"]
+
+try:
+    from numpy._core._ufunc_config import _extobj_contextvar as FP_STATE
+    with np.errstate(all="ignore"):
+        FP_IGNORED = FP_STATE.get()
+except (ImportError, AttributeError):      # older numpy: seterr, as errstate does there
+    FP_STATE = FP_IGNORED = None
+
+
+def ignore_fp_errors():
+    """Stop numpy warning about floating-point errors in this thread; returns the
+    token that restore_fp_errors takes."""
+    if FP_STATE is not None:
+        return FP_STATE.set(FP_IGNORED)
+    return np.seterr(all="ignore")
+
+
+def restore_fp_errors(token) -> None:
+    """Undo ignore_fp_errors."""
+    if FP_STATE is not None:
+        FP_STATE.reset(token)
+    else:
+        np.seterr(**token)
