@@ -39,6 +39,8 @@ MAY_NOT_IMPORT = {
     "distributed": {"frontend", "backend", "nn", "nn_layers"},   # on top of jit and ir
     # the command line sits on top of every layer (and nothing imports it: see below)
     "cli": set(),
+    # ONNX in and out sits on top too: only the command line reaches it (see below)
+    "onnx": {"cli"},
     # autodiff (the graph transform and the eager tape) stands on ir alone
     "autodiff": {"tensor", "ops", "nn", "context", "parameter", "frontend", "backend", "jit",
                  "model", "initializer", "common", "tracebacks"},
@@ -158,3 +160,16 @@ def test_checker_allows_downward_and_inner_imports():
           "def f():\n    from ..tensor import Tensor\n    import numpy\n")
     assert violations(ok, "graphjit.frontend.builder", "graphjit.frontend") == []
     assert violations("from .graph import Graph\n", "graphjit.ir.printer", "graphjit.ir") == []
+
+
+def test_only_the_command_line_reaches_onnx():
+    """graphjit.onnx is imported by its users (and by the command line, at run time)."""
+    found = []
+    for path in _modules():
+        module, package = _module_name(path)
+        if _layer(module) in ("onnx", "cli"):
+            continue
+        for target, line in imports_of(path.read_text(encoding="utf-8"), module, package):
+            if _layer(target) == "onnx":
+                found.append(f"{module} (line {line}) imports {target}")
+    assert not found, "\n".join(found)
