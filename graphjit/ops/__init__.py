@@ -7,6 +7,7 @@ from ..ir import registry as _registry
 from . import functional
 from .functional import *  # noqa: F401,F403
 from .functional import max, min, sum, abs, pow, all, any, round  # noqa: F401  (shadow builtins)
+from .extra_ops import slice  # noqa: F401  (shadows the builtin, as mindspore.ops.slice)
 from .primitives import *  # noqa: F401,F403
 from .primitives import Primitive
 from .misc_ops import *  # noqa: F401,F403

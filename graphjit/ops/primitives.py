@@ -357,3 +357,75 @@ __all__ += ["ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "
             "CumProd", "MatMul", "BatchMatMul", "Squeeze", "Concat", "Stack", "Unstack",
             "Split", "Softmax", "LogSoftmax", "Elu", "OneHot", "AddN", "Select", "Zeros",
             "Ones", "Fill", "Gather", "BroadcastTo"]
+
+
+# -- the primitives of extra_ops ----------------------------------------------------------
+from . import extra_ops as _X  # noqa: E402
+
+
+class StridedSlice(Primitive):
+    """StridedSlice(begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0,
+    shrink_axis_mask=0)(x, begin, end, strides)."""
+
+    def __init__(self, begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0,
+                 shrink_axis_mask=0):
+        super().__init__(begin_mask=begin_mask, end_mask=end_mask,
+                         ellipsis_mask=ellipsis_mask, new_axis_mask=new_axis_mask,
+                         shrink_axis_mask=shrink_axis_mask)
+        self.masks = (begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)
+
+    def __call__(self, x, begin, end, strides):
+        return _X.strided_slice(x, begin, end, strides, *self.masks)
+
+
+class Slice(Primitive):
+    """Slice()(x, begin, size)."""
+
+    def __call__(self, x, begin, size):
+        return _X.slice(x, begin, size)
+
+
+class BiasAdd(Primitive):
+    """BiasAdd(data_format='NCHW')(x, bias)."""
+
+    def __init__(self, data_format="NCHW"):
+        super().__init__(data_format=data_format)
+        self.data_format = data_format
+
+    def __call__(self, x, bias):
+        return _X.bias_add(x, bias, self.data_format)
+
+
+class MaskedFill(Primitive):
+    """MaskedFill()(input, mask, value)."""
+
+    def __call__(self, input, mask, value):
+        return F.masked_fill(input, mask, value)
+
+
+class Eye(Primitive):
+    """Eye()(n, m, t): the n x m identity matrix of dtype t."""
+
+    def __call__(self, n, m, t):
+        return _X.eye(n, m, t)
+
+
+class L2Normalize(Primitive):
+    """L2Normalize(axis=0, epsilon=1e-4)(x): x / sqrt(max(sum(x * x, axis), epsilon))."""
+
+    def __init__(self, axis=0, epsilon=1e-4):
+        super().__init__(axis=axis, epsilon=epsilon)
+        self.axis, self.epsilon = axis, epsilon
+
+    def __call__(self, x):
+        x = to_tensor(x)
+        s = F.sum(x * x, self.axis if not isinstance(self.axis, list) else tuple(self.axis),
+                  True)
+        return x / F.sqrt(F.maximum(s, to_tensor(float(self.epsilon), s.dtype)))
+
+
+Pack = Stack            # MindSpore 1.x names of Stack and Gather
+GatherV2 = Gather
+
+__all__ += ["StridedSlice", "Slice", "BiasAdd", "MaskedFill", "Eye", "L2Normalize", "Pack",
+            "GatherV2"]

@@ -88,7 +88,15 @@ register_op("CheckBound", ("ran",), {"name": REQUIRED}, infer=lambda ts, attrs: 
             doc="raise UnboundLocalError unless `ran` (the loop that binds `name` ran)")
 
 
-_CHECK_ERRORS = {"KeyError": KeyError, "IndexError": IndexError, "ValueError": ValueError}
+_CHECK_ERRORS = {"KeyError": KeyError, "IndexError": IndexError, "ValueError": ValueError,
+                 "RuntimeError": RuntimeError}
+
+
+def _check_infer(ts, attrs):
+    if attrs["error"] not in _CHECK_ERRORS:
+        raise ValueError(f"Check: error must be one of {sorted(_CHECK_ERRORS)}, got "
+                         f"{attrs['error']!r}")
+    return ()
 
 
 def _check_factory(in_types, out_types, attrs):
@@ -101,10 +109,10 @@ def _check_factory(in_types, out_types, attrs):
 
 
 register_op("Check", ("ok",), {"error": "ValueError", "message": ""},
-            infer=lambda ts, attrs: (), kernel_factory=_check_factory, family="extern",
+            infer=_check_infer, kernel_factory=_check_factory, family="extern",
             effects="check",
-            doc="raise error(message) (KeyError, IndexError or ValueError) unless ok: the "
-                "run-time form of a Python check")
+            doc="raise error(message) (KeyError, IndexError, ValueError or RuntimeError) "
+                "unless ok: the run-time form of a Python check")
 
 
 # run for their effect (no outputs): nothing to differentiate
