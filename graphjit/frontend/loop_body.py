@@ -352,6 +352,6 @@ def _emit_loop(b, node, kind, spec, cond0, p: _Pass, st: _State, outer: GraphCon
     b.locs.update({n: l for n, l in p.exit_locs.items() if n in env})
     if record is not None:
         record.details.update({
-            "carried": [_label(s.key) for s in slots if s.kind != "flag"],
+            "carried": [_label(s.key) for s in slots if s.kind == "var"],
             "sliced": [ast.unparse(node.iter)] if n_s else [],
             "concatenated": sorted(set(scan_names))})
