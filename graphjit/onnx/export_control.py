@@ -120,6 +120,9 @@ def _loop(ex, node):
         shape = () if rt.shape is None else tuple(0 if d is None else d for d in rt.shape)
         initials.append(ex.const(np.zeros(shape, dtype=rt.dtype.np)))
     need_ran = bool(last_only) and not (n_iter is not None and n_iter > 0)
+    # ONNX Loop needs an output: a Loop of checks alone carries a flag nothing reads
+    dummy = not (carried or last_only or scans or need_ran)
+    need_ran = need_ran or dummy
     if need_ran:
         initials.append(ex.const(np.asarray(False)))
 
@@ -176,7 +179,7 @@ def _loop(ex, node):
     finals = {c[1]: outs[k] for k, c in enumerate(carried)}
     for k, ri in enumerate(last_only):
         finals[ri] = outs[len(carried) + k]
-    if need_ran:
+    if need_ran and not dummy:
         check_pattern(ex, outs[n_carried - 1],
                       "UnboundLocalError: a Loop output has no value after zero iterations")
     scan_out = {ri: outs[n_carried + k] for k, ri in enumerate(scans)}

@@ -128,7 +128,30 @@ OPS["Sub"] = _simple_binary("Sub", _NUM)
 OPS["Mul"] = _simple_binary("Mul", _NUM, "And")
 OPS["Maximum"] = _simple_binary("Max", _MAXMIN, "Or")
 OPS["Minimum"] = _simple_binary("Min", _MAXMIN, "And")
-OPS["Pow"] = _simple_binary("Pow", _WIDE)
+
+
+@op("Pow")
+def _pow(ex, node):
+    """x ** y; an integer to a negative power is graphjit's: 1 for x == 1, +-1 for
+    x == -1, else 0 (ONNX Runtime computes it in floating point)."""
+    c = promote(dt_in(node, 0), dt_in(node, 1))
+    a, b = _operands(ex, node, c)
+    if c.is_floating:
+        return [native(ex, "Pow", [a, b], c, _WIDE)]
+    w = c if c in (D.int32, D.int64) else D.int32
+    a, b = cast(ex, a, c, w), cast(ex, b, c, w)
+    zero, one = scalar(ex, 0, w), scalar(ex, 1, w)
+    neg = ex.one("Less", [b, zero])
+    r = ex.one("Pow", [a, ex.one("Max", [b, zero])])
+    odd = ex.one("Equal", [ex.one("Mod", [b, scalar(ex, 2, w)], fmod=1),
+                           scalar(ex, -1, w)])
+    alt = ex.one("Where", [ex.one("Equal", [a, one]), one,
+                           ex.one("Where", [ex.one("Equal", [a, scalar(ex, -1, w)]),
+                                            ex.one("Where", [odd, scalar(ex, -1, w), one]),
+                                            zero])])
+    return [cast(ex, ex.one("Where", [neg, alt, r]), w, c)]
+
+
 for _g, _o in (("Equal", "Equal"), ("NotEqual", None), ("Less", "Less"),
                ("LessEqual", "LessOrEqual"), ("Greater", "Greater"),
                ("GreaterEqual", "GreaterOrEqual")):
@@ -257,7 +280,15 @@ def _select(ex, node):
     d = dt_out(node)
     c = inp(ex, node, 0)
     x, y = (cast(ex, inp(ex, node, i), dt_in(node, i), d) for i in (1, 2))
-    return [ex.one("Where", [c, x, y])]
+    return [where(ex, c, x, y, d)]
+
+
+def where(ex, c, x, y, d):
+    """Where(c, x, y) for values of dtype d (bool through uint8: ORT has no bool Where)."""
+    if not d.is_bool:
+        return ex.one("Where", [c, x, y])
+    r = ex.one("Where", [c, cast(ex, x, d, D.uint8), cast(ex, y, d, D.uint8)])
+    return cast(ex, r, D.uint8, d)
 
 
 # -- elementwise unary ----------------------------------------------------------------------------
@@ -284,21 +315,24 @@ def _rsqrt(ex, node):
 @op("Log1p")
 def _log1p(ex, node):
     # log1p(x) = x where 1 + x == 1, else log(u) * x / (u - 1) with u = 1 + x (Goldberg)
-    d = dt_out(node)
+    out = dt_out(node)
+    d = D.float32 if out is D.float16 else out
     x = cast(ex, inp(ex, node), dt_in(node), d)
     one = scalar(ex, 1, d)
     u = ex.one("Add", [x, one])
     um1 = ex.one("Sub", [u, one])
     exact = ex.one("Equal", [um1, scalar(ex, 0, d)])
     r = ex.one("Mul", [ex.one("Log", [u]), ex.one("Div", [x, um1])])
-    return [ex.one("Where", [exact, x, r])]
+    r = ex.one("Where", [ex.one("IsInf", [u], detect_negative=0), u, r])
+    return [cast(ex, ex.one("Where", [exact, x, r]), d, out)]
 
 
 @op("Expm1")
 def _expm1(ex, node):
     # expm1(x) = x where exp(x) == 1, -1 where exp(x) - 1 == -1, else
     # (u - 1) * x / log(u) with u = exp(x) (Kahan); inf stays inf
-    d = dt_out(node)
+    out = dt_out(node)
+    d = D.float32 if out is D.float16 else out
     x = cast(ex, inp(ex, node), dt_in(node), d)
     one = scalar(ex, 1, d)
     u = ex.one("Exp", [x])
@@ -307,7 +341,7 @@ def _expm1(ex, node):
     r = ex.one("Mul", [um1, ex.one("Div", [x, lu])])
     r = ex.one("Where", [ex.one("IsInf", [u], detect_negative=0), u, r])
     r = ex.one("Where", [ex.one("Equal", [um1, scalar(ex, -1, d)]), um1, r])
-    return [ex.one("Where", [ex.one("Equal", [u, one]), x, r])]
+    return [cast(ex, ex.one("Where", [ex.one("Equal", [u, one]), x, r]), d, out)]
 
 
 @op("Neg")
@@ -737,20 +771,19 @@ OPS["LogSoftmax"] = _softmax(True)
 
 @op("OneHot")
 def _one_hot(ex, node):
-    """OneHot with depth + 1 classes, out-of-range indices (negative ones too) sent to
-    the extra one, which a Slice then drops: their rows are all off, as graphjit's."""
+    """graphjit's kernel: Equal(Unsqueeze(indices, axis), Range(depth) shaped to
+    broadcast along that axis), then Where(on, off); out-of-range rows are all off."""
     a = node.attrs
     d = dt_out(node)
+    r = rank_in(node)
+    axis = int(a["axis"]) % (r + 1)
+    depth = int(a["depth"])
     di = dt_in(node)
-    w = di if di in (D.int32, D.int64) else D.int64
-    idx = cast(ex, inp(ex, node), di, w)
-    depth, axis = int(a["depth"]), int(a["axis"])
-    ok = ex.one("And", [ex.one("GreaterOrEqual", [idx, scalar(ex, 0, w)]),
-                        ex.one("Less", [idx, scalar(ex, depth, w)])])
-    idx = ex.one("Where", [ok, idx, scalar(ex, depth, w)])
-    values = ex.const(np.asarray([a["off_value"], a["on_value"]], dtype=d.np))
-    hot = ex.one("OneHot", [idx, ex.i64(depth + 1), values], axis=axis)
-    return [ex.one("Slice", [hot, ex.i64([0]), ex.i64([depth]), ex.i64([axis])])]
+    idx = ex.one("Unsqueeze", [inp(ex, node), ex.i64([axis])])
+    classes = ex.const(np.arange(depth, dtype=di.np).reshape((depth,) + (1,) * (r - axis)))
+    hot = ex.one("Equal", [idx, classes])
+    on, off = (ex.const(np.asarray(a[k], dtype=d.np)) for k in ("on_value", "off_value"))
+    return [where(ex, hot, on, off, d)]
 
 
 # -- run-time checks ------------------------------------------------------------------------------
