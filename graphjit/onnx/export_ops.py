@@ -814,4 +814,4 @@ def _check_nonzero(ex, node):
     return [x]
 
 
-from . import export_control  # noqa: E402,F401  (registers If and Loop)
+from . import export_control, export_nn  # noqa: E402,F401  (register If, Loop, Conv2D...)

@@ -440,3 +440,71 @@ def test_export_writes_a_model_onnx_checks(tmp_path):
     onnx.checker.check_model(m, full_check=True)
     assert m.opset_import[0].version == 17 and m.ir_version == 8
     assert "If" in {n.op_type for n in m.graph.node}
+
+
+NN_CASES = [
+    ("Conv2D", [(F32, (2, 3, 7, 6)), (F32, (4, 3, 3, 2))],
+     {"out_channel": 4, "kernel_size": (3, 2)}),
+    ("Conv2D", [(F32, (1, 4, 7, 6)), (F32, (4, 2, 3, 3))],
+     {"out_channel": 4, "kernel_size": (3, 3), "pad_mode": "same", "stride": (2, 2),
+      "group": 2}),
+    ("Conv2D", [(F32, (None, 2, 8, 8)), (F32, (3, 2, 3, 3))],
+     {"out_channel": 3, "kernel_size": (3, 3), "pad_mode": "pad", "pad": (1, 0, 2, 1),
+      "dilation": (2, 1)}),
+    ("Conv2D", [(F16, (1, 3, 6, 6)), (F16, (2, 3, 2, 2))],
+     {"out_channel": 2, "kernel_size": (2, 2)}),
+    ("MaxPool", [(F32, (2, 3, 7, 6))], {"kernel_size": (3, 2), "strides": (2, 2)}),
+    ("MaxPool", [(F32, (2, 3, 7, 6))], {"kernel_size": (3, 3), "strides": (2, 2),
+                                        "pad_mode": "same"}),
+    ("MaxPool", [(I32, (1, 2, 7, 7))], {"kernel_size": (3, 3), "strides": (2, 2),
+                                        "pad_mode": "pad", "pad": (1, 1, 1, 0),
+                                        "ceil_mode": True}),
+    ("MaxPool", [(F32, (3, 8, 8))], {"kernel_size": (2, 2), "strides": (3, 3),
+                                     "dilation": (2, 2), "ceil_mode": True}),
+    ("AvgPool", [(F32, (2, 3, 7, 6))], {"kernel_size": (3, 2), "strides": (2, 2)}),
+    ("AvgPool", [(F32, (2, 3, 7, 6))], {"kernel_size": (3, 3), "strides": (2, 2),
+                                        "pad_mode": "same"}),
+    ("AvgPool", [(F32, (1, 2, 7, 7))], {"kernel_size": (3, 3), "strides": (2, 2),
+                                        "pad_mode": "pad", "pad": (1, 1, 1, 0),
+                                        "count_include_pad": True}),
+    ("AvgPool", [(F32, (1, 2, 7, 7))], {"kernel_size": (3, 3), "strides": (2, 2),
+                                        "pad_mode": "pad", "pad": (1, 1, 1, 0),
+                                        "count_include_pad": False, "ceil_mode": True}),
+    ("AvgPool", [(F32, (1, 2, 8, 8))], {"kernel_size": (3, 3), "strides": (2, 2),
+                                        "ceil_mode": True}),
+    ("BatchNorm", [(F32, (2, 3, 4, 4)), (F32, (3,)), (F32, (3,)), (F32, (3,)), (F32, (3,))],
+     {"epsilon": 1e-3}),
+    ("BatchNorm", [(F32, (None, 3)), (F32, (3,)), (F32, (3,)), (F32, (3,)), (F32, (3,))],
+     {"is_training": True}),
+    ("LayerNorm", [(F32, (2, 3, 4)), (F32, (3, 4)), (F32, (3, 4))], {}),
+    ("LayerNorm", [(F32, (None, 5)), (F32, (5,)), (F32, (5,))],
+     {"begin_norm_axis": -1, "begin_params_axis": -1, "epsilon": 1e-5}),
+    ("TopK", [(F32, (3, 6))], {"k": 2}),
+    ("TopK", [(I32, (3, 6))], {"k": 2, "axis": 0, "largest": False}),
+    ("Sort", [(F32, (3, 6))], {}),
+    ("Sort", [(I8, (4, 5))], {"axis": 0, "descending": True}),
+    ("Unique", [(I32, (3, 4))], {}),
+    ("Unique", [(F32, (5,))], {}),
+]
+
+
+@pytest.mark.parametrize("op,types,attrs", NN_CASES,
+                         ids=[f"{c[0]}{i}" for i, c in enumerate(NN_CASES)])
+def test_windowed_norm_and_ordering_op(tmp_path, op, types, attrs):
+    kind = "pos" if op == "BatchNorm" else "any"
+    tol = {"rtol": 1e-2, "atol": 1e-2} if types[0][0] is F16 else {"rtol": 1e-5, "atol": 1e-5}
+    check_op(tmp_path, op, types, attrs, kind=kind, **tol)
+
+
+def test_sort_and_topk_ties_keep_input_order(tmp_path):
+    x = np.array([[3, 1, 3, 2, 1, 3]], np.int32)
+    check_op(tmp_path, "Sort", [(I32, (1, 6))], {"descending": True}, arrays=[x], seeds=(0,))
+    check_op(tmp_path, "TopK", [(I32, (1, 6))], {"k": 3}, arrays=[x], seeds=(0,))
+    check_op(tmp_path, "Unique", [(I32, (1, 6))], arrays=[x], seeds=(0,))
+
+
+def test_gather_d(tmp_path):
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    idx = np.array([[0, 2], [1, -1]], np.int64)
+    check_op(tmp_path, "GatherD", [(F32, (3, 4)), (I64, (2, 2))], {"dim": 1},
+             arrays=[x, idx], seeds=(0,))

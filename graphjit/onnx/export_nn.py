@@ -1,0 +1,191 @@
+"""The ONNX form of the windowed, normalization and ordering ops (see the table in
+exporter.py): Conv2D, MaxPool, AvgPool, BatchNorm, LayerNorm, Sort, TopK, Unique,
+GatherD."""
+from __future__ import annotations
+
+from ..ir import dtypes as D
+from .export_ops import cast, dt_in, dt_out, inp, op, rank_in, scalar
+from .exporter import NoOnnxForm
+
+
+def _window_attrs(node, kernel_key, stride_key, dilation=True):
+    a = node.attrs
+    k, s = [int(v) for v in a[kernel_key]], [int(v) for v in a[stride_key]]
+    out = {"kernel_shape": k, "strides": s}
+    if dilation:
+        out["dilations"] = [int(v) for v in a.get("dilation", (1, 1))]
+    mode = a["pad_mode"]
+    if mode == "same":
+        out["auto_pad"] = "SAME_UPPER"
+    else:
+        t, b, lft, r = (int(v) for v in a["pad"]) if mode == "pad" else (0, 0, 0, 0)
+        out["pads"] = [t, lft, b, r]
+    return out
+
+
+def _batched(ex, node, x, fn):
+    """Run fn on x as NCHW: a rank-3 (C, H, W) input gets a batch dim and loses it."""
+    r = rank_in(node)
+    if r == 4:
+        return fn(x)
+    if r != 3:
+        raise NoOnnxForm(f"its input has rank {r}, not 3 or 4")
+    y = fn(ex.one("Unsqueeze", [x, ex.i64([0])]))
+    return ex.one("Squeeze", [y, ex.i64([0])])
+
+
+@op("Conv2D")
+def _conv(ex, node):
+    d = dt_out(node)
+    work = D.float32 if d is D.float16 else d
+    if not work.is_floating:
+        raise NoOnnxForm(f"ONNX Conv takes float tensors, not {d}")
+    a = node.attrs
+    x = cast(ex, inp(ex, node, 0), dt_in(node, 0), work)
+    w = cast(ex, inp(ex, node, 1), dt_in(node, 1), work)
+    attrs = {"kernel_shape": [int(v) for v in a["kernel_size"]],
+             "strides": [int(v) for v in a["stride"]],
+             "dilations": [int(v) for v in a["dilation"]], "group": int(a["group"])}
+    if a["pad_mode"] == "same":
+        attrs["auto_pad"] = "SAME_UPPER"
+    else:
+        t, b, lft, r = (int(v) for v in a["pad"]) if a["pad_mode"] == "pad" else (0,) * 4
+        attrs["pads"] = [t, lft, b, r]
+    y = _batched(ex, node, x, lambda v: ex.one("Conv", [v, w], **attrs))
+    return [cast(ex, y, work, d)]
+
+
+@op("MaxPool")
+def _max_pool(ex, node):
+    if node.attrs["return_indices"]:
+        raise NoOnnxForm("ONNX MaxPool's indices count over the whole tensor, graphjit's "
+                         "over each H * W plane")
+    d = dt_in(node)
+    work = {D.int16: D.float64, D.int32: D.float64, D.float16: D.float16}.get(d, d)
+    if d is D.int64:
+        raise NoOnnxForm("ONNX MaxPool takes no int64 tensors (and float64 is not exact "
+                         "for them)")
+    x = cast(ex, inp(ex, node), d, work)
+    attrs = _window_attrs(node, "kernel_size", "strides")
+    attrs["ceil_mode"] = int(bool(node.attrs["ceil_mode"]))
+    y = _batched(ex, node, x, lambda v: ex.one("MaxPool", [v], **attrs))
+    return [cast(ex, y, work, d)]
+
+
+@op("AvgPool")
+def _avg_pool(ex, node):
+    a = node.attrs
+    if a["divisor_override"]:
+        raise NoOnnxForm("ONNX AveragePool has no divisor_override")
+    d = dt_out(node)
+    work = D.float32 if d is D.float16 else d
+    x = cast(ex, inp(ex, node), dt_in(node), work)
+    attrs = _window_attrs(node, "kernel_size", "strides", dilation=False)
+    attrs["ceil_mode"] = int(bool(a["ceil_mode"]))
+    attrs["count_include_pad"] = int(bool(a["count_include_pad"]) and a["pad_mode"] == "pad")
+    y = _batched(ex, node, x, lambda v: ex.one("AveragePool", [v], **attrs))
+    return [cast(ex, y, work, d)]
+
+
+def _mean(ex, x, axes):
+    return ex.one("ReduceMean", [x], axes=axes, keepdims=1)
+
+
+@op("BatchNorm")
+def _batch_norm(ex, node):
+    """graphjit's formula: (x - mean) * (scale / sqrt(var + eps)) + bias, per channel
+    (axis 1); in training the batch's mean and biased variance."""
+    d, sd = dt_out(node, 0), dt_out(node, 1)
+    work = D.float32 if d is D.float16 else d
+    r = rank_in(node)
+    x = cast(ex, inp(ex, node, 0), dt_in(node, 0), work)
+    scale, bias, mean, var = (cast(ex, inp(ex, node, i), dt_in(node, i), work)
+                              for i in range(1, 5))
+    shape = ex.i64([1, -1] + [1] * (r - 2))
+    if node.attrs["is_training"]:
+        axes = [0] + list(range(2, r))
+        m = _mean(ex, x, axes)
+        dev = ex.one("Sub", [x, m])
+        v = _mean(ex, ex.one("Mul", [dev, dev]), axes)
+        mean = ex.one("Reshape", [m, ex.i64([-1])])
+        var = ex.one("Reshape", [v, ex.i64([-1])])
+    eps = scalar(ex, node.attrs["epsilon"], work)
+    inv = ex.one("Div", [scale, ex.one("Sqrt", [ex.one("Add", [var, eps])])])
+    y = ex.one("Add", [ex.one("Mul", [ex.one("Sub", [x, ex.one("Reshape", [mean, shape])]),
+                                      ex.one("Reshape", [inv, shape])]),
+                       ex.one("Reshape", [bias, shape])])
+    return [cast(ex, y, work, d), cast(ex, mean, work, sd), cast(ex, var, work, sd)]
+
+
+@op("LayerNorm")
+def _layer_norm(ex, node):
+    """graphjit's formula: (x - mean) / sqrt(var + eps) * gamma + beta over the axes
+    from begin_norm_axis; outputs y, mean and var (kept dims)."""
+    d = dt_out(node)
+    work = D.float32 if d is D.float16 else d
+    r = rank_in(node)
+    axes = list(range(int(node.attrs["begin_norm_axis"]) % r, r))
+    x = cast(ex, inp(ex, node, 0), dt_in(node, 0), work)
+    gamma, beta = (cast(ex, inp(ex, node, i), dt_in(node, i), work) for i in (1, 2))
+    mean = _mean(ex, x, axes)
+    dev = ex.one("Sub", [x, mean])
+    var = _mean(ex, ex.one("Mul", [dev, dev]), axes)
+    eps = scalar(ex, node.attrs["epsilon"], work)
+    y = ex.one("Add", [ex.one("Mul", [ex.one("Div", [dev, ex.one("Sqrt", [ex.one(
+        "Add", [var, eps])])]), gamma]), beta])
+    return [cast(ex, v, work, d) for v in (y, mean, var)]
+
+
+_TOPK = frozenset({D.float32, D.float64, D.int32, D.int64, D.float16})
+
+
+def _topk_input(ex, node):
+    d = dt_in(node)
+    work = d if d in _TOPK else (D.float32 if d is D.float16 else D.int32)
+    return cast(ex, inp(ex, node), d, work), work
+
+
+@op("TopK")
+def _topk(ex, node):
+    """ONNX TopK: equal values keep input order (the lower index first), as graphjit."""
+    a = node.attrs
+    x, work = _topk_input(ex, node)
+    vals, idx = ex.emit("TopK", [x, ex.i64([int(a["k"])])], n_out=2, axis=int(a["axis"]),
+                        largest=int(bool(a["largest"])), sorted=1)
+    return [cast(ex, vals, work, dt_out(node, 0)), cast(ex, idx, D.int64, dt_out(node, 1))]
+
+
+@op("Sort")
+def _sort(ex, node):
+    """TopK of the whole axis (equal values in input order, as graphjit's stable sort)."""
+    axis = int(node.attrs["axis"])
+    x, work = _topk_input(ex, node)
+    k = ex.one("Gather", [ex.one("Shape", [x]), ex.i64([axis])], axis=0)
+    vals, idx = ex.emit("TopK", [x, k], n_out=2, axis=axis,
+                        largest=int(bool(node.attrs["descending"])), sorted=1)
+    return [cast(ex, vals, work, dt_out(node, 0)), cast(ex, idx, D.int64, dt_out(node, 1))]
+
+
+_UNIQUE = frozenset({D.float32, D.int64, D.int8, D.float64})
+
+
+@op("Unique")
+def _unique(ex, node):
+    """ONNX Unique (sorted=0: first-occurrence order) of the flattened x; the inverse
+    indices reshaped to x's shape."""
+    d = dt_in(node)
+    work = d if d in _UNIQUE else (D.float32 if d is D.float16 else D.int64)
+    x = cast(ex, inp(ex, node), d, work)
+    y, _, inverse, _ = ex.emit("Unique", [x], n_out=4, sorted=0)
+    inv = ex.one("Reshape", [inverse, ex.one("Shape", [x])])
+    return [cast(ex, y, work, d), cast(ex, inv, D.int64, dt_out(node, 1))]
+
+
+@op("GatherD")
+def _gather_d(ex, node):
+    idx = inp(ex, node, 1)
+    di = dt_in(node, 1)
+    if di not in (D.int32, D.int64):
+        idx = cast(ex, idx, di, D.int64)
+    return [ex.one("GatherElements", [inp(ex, node, 0), idx], axis=int(node.attrs["dim"]))]
+
