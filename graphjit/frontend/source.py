@@ -85,7 +85,7 @@ def get_source(fn) -> FunctionSource:
         tree = None
     node = None
     if is_lambda:
-        node = _find_lambda(tree, text, code)
+        node = _find_lambda(tree, text, code, start, indent)
         if node is None:
             raise UnsupportedSyntaxError(
                 "cannot find this lambda's source unambiguously",
@@ -103,7 +103,10 @@ def get_source(fn) -> FunctionSource:
     return src
 
 
-def _find_lambda(tree, text, code):
+def _find_lambda(tree, text, code, first_line=1, indent=0):
+    """The ast.Lambda of code in text (whose first line is first_line of the file and
+    which was dedented by indent columns), or None if it cannot be told apart."""
+    line0, col0 = 0, indent    # where the parsed text starts, relative to `text`
     if tree is None:
         # the lambda sits inside a larger expression: try to parse from 'lambda'
         i = text.find("lambda")
@@ -115,7 +118,31 @@ def _find_lambda(tree, text, code):
                 continue
         if tree is None:
             return None
+        line0 = text.count("\n", 0, i)
+        col0 = indent + i - (text.rfind("\n", 0, i) + 1) - 1    # the "(" added in front
     nargs = code.co_argcount
     found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and
              len(n.args.args) == nargs]
+    if len(found) > 1:
+        # several lambdas (a list of them, or a lambda beside another one on the next
+        # line): keep the one whose body holds the positions of the code's instructions
+        found = [n for n in found if _holds(n.body, code, first_line + line0, col0, indent)]
     return found[0] if len(found) == 1 else None
+
+
+def _holds(body, code, line_base, col_first, col_rest):
+    """Whether every source position of code's instructions lies inside body (a node of
+    text parsed with its line 1 at line_base of the file; columns shifted by col_first on
+    that line, by col_rest on the others)."""
+    def pos(line, col):
+        return (line_base + line - 1, col + (col_first if line == 1 else col_rest))
+    start = pos(body.lineno, body.col_offset)
+    end = pos(body.end_lineno, body.end_col_offset)
+    seen = False
+    for line, end_line, col, end_col in code.co_positions():
+        if line is None or col is None or (line, col) == (end_line, end_col):
+            continue    # no position, or an empty one (RESUME, the implicit return)
+        seen = True
+        if not (start <= (line, col) and (end_line, end_col) <= end):
+            return False
+    return seen
