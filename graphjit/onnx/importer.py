@@ -114,7 +114,7 @@ class Translator:
         self.label = label
         self.base_dir = base_dir
         self.opset = opset
-        self._free: Dict[int, Tuple[str, ...]] = {}
+        self._free: Dict[int, Tuple[onnx.GraphProto, Tuple[str, ...]]] = {}
         self._graph_names: Dict[str, int] = {}
 
     # -- checks over the whole file ---------------------------------------------------------------
@@ -147,8 +147,9 @@ class Translator:
         """The names a graph (or a body nested in it) reads and does not define, in the
         order they are first read."""
         key = id(gp)
-        if key in self._free:
-            return self._free[key]
+        hit = self._free.get(key)
+        if hit is not None and hit[0] is gp:     # the entry keeps gp alive: ids stay unique
+            return hit[1]
         defined = {i.name for i in gp.input} | {t.name for t in gp.initializer}
         for n in gp.node:
             defined.update(o for o in n.output if o)
@@ -164,8 +165,8 @@ class Translator:
         for o in gp.output:
             if o.name not in defined:
                 seen[o.name] = None
-        self._free[key] = tuple(seen)
-        return self._free[key]
+        self._free[key] = (gp, tuple(seen))
+        return tuple(seen)
 
     def graph_name(self, base: str) -> str:
         n = self._graph_names.get(base, 0)
