@@ -115,6 +115,28 @@ class Cell:
     def set_grad(self, requires_grad=True):
         return self
 
+    def insert_child_to_cell(self, child_name, child_cell):
+        """Add child_cell as the sub-Cell child_name (as setattr)."""
+        if not isinstance(child_name, str) or not child_name or "." in child_name:
+            raise KeyError(f"child name must be a non-empty str without '.', got "
+                           f"{child_name!r}")
+        if hasattr(self, child_name) and child_name not in self._cells:
+            raise KeyError(f"{type(self).__name__} already has an attribute {child_name!r}")
+        if child_cell is not None and not isinstance(child_cell, Cell):
+            raise TypeError(f"child_cell must be a Cell, got {type(child_cell).__name__}")
+        setattr(self, child_name, child_cell)
+
+    def parameters_dict(self, recurse=True):
+        """OrderedDict name -> Parameter (of the sub-Cells too if recurse)."""
+        return OrderedDict(self.parameters_and_names(expand=recurse))
+
+    def apply(self, fn):
+        """fn(cell) for every sub-Cell (recursively) and then this Cell; returns self."""
+        for c in self._cells.values():
+            c.apply(fn)
+        fn(self)
+        return self
+
     def compile_cache(self):
         """The compiled graphs of this Cell, one per input signature (see explain)."""
         return _compiler.cell_cache(self)
@@ -143,11 +165,27 @@ class CellList(Cell):
             self.append(c)
         return self
 
+    def insert(self, index, cell):
+        """Insert cell before position index (as list.insert)."""
+        cells = list(self._cells.values())
+        cells.insert(index, cell)
+        _reset_cells(self, [(None, c) for c in cells])
+
     def __getitem__(self, i):
         cells = list(self._cells.values())
         if isinstance(i, slice):
             return CellList(cells[i])
-        return cells[i]
+        return cells[_index(i, len(cells), "CellList")]
+
+    def __setitem__(self, i, cell):
+        cells = list(self._cells.values())
+        cells[_index(i, len(cells), "CellList")] = cell
+        _reset_cells(self, [(None, c) for c in cells])
+
+    def __delitem__(self, i):
+        cells = list(self._cells.values())
+        del cells[i if isinstance(i, slice) else _index(i, len(cells), "CellList")]
+        _reset_cells(self, [(None, c) for c in cells])
 
     def __len__(self):
         return len(self._cells)
@@ -157,6 +195,39 @@ class CellList(Cell):
 
     def construct(self, *args):
         raise TypeError("CellList is a container; call its items, not the list")
+
+
+def _index(i, n, what):
+    if isinstance(i, bool) or not isinstance(i, int):
+        raise TypeError(f"{what} indices must be ints or slices, got {type(i).__name__}")
+    if not -n <= i < n:
+        raise IndexError(f"{what} index {i} out of range for {n} cells")
+    return i % n
+
+
+def _reset_cells(container, items):
+    """Refill a container Cell with (name or None, cell) pairs; unnamed ones, and all of
+    them if every old name was a position, are numbered by position."""
+    for c in (c for _, c in items):
+        if not isinstance(c, Cell):
+            raise TypeError(f"{type(container).__name__} holds Cells, got "
+                            f"{type(c).__name__}")
+    numbered = all(k.isdigit() for k in container._cells)
+    names = [str(i) if numbered or name is None else name for i, (name, _) in
+             enumerate(items)]
+    taken = {n for n, (name, _) in zip(names, items) if not numbered and name is not None}
+    for i, (name, _) in enumerate(items):
+        if not numbered and name is None and names[i] in taken:   # a position-like name
+            k = 0                                                 # already given
+            while f"{i}_{k}" in taken:
+                k += 1
+            names[i] = f"{i}_{k}"
+        taken.add(names[i])
+    for k in list(container._cells):
+        container.__dict__.pop(k, None)
+    container._cells.clear()
+    for name, (_, c) in zip(names, items):
+        setattr(container, name, c)
 
 
 class SequentialCell(Cell):
@@ -174,7 +245,21 @@ class SequentialCell(Cell):
                 setattr(self, str(i), c)
 
     def __getitem__(self, i):
-        return list(self._cells.values())[i]
+        cells = list(self._cells.values())
+        if isinstance(i, slice):
+            return SequentialCell(cells[i])
+        return cells[_index(i, len(cells), "SequentialCell")]
+
+    def __setitem__(self, i, cell):
+        items = list(self._cells.items())
+        k = _index(i, len(items), "SequentialCell")
+        items[k] = (items[k][0], cell)
+        _reset_cells(self, items)
+
+    def __delitem__(self, i):
+        items = list(self._cells.items())
+        del items[i if isinstance(i, slice) else _index(i, len(items), "SequentialCell")]
+        _reset_cells(self, items)
 
     def __len__(self):
         return len(self._cells)
@@ -183,8 +268,19 @@ class SequentialCell(Cell):
         return iter(list(self._cells.values()))
 
     def append(self, cell):
-        setattr(self, str(len(self._cells)), cell)
+        _reset_cells(self, list(self._cells.items()) + [(str(len(self._cells)), cell)])
         return self
+
+    def extend(self, cells):
+        for c in cells:
+            self.append(c)
+        return self
+
+    def insert(self, index, cell):
+        """Insert cell before position index (as list.insert)."""
+        items = list(self._cells.items())
+        items.insert(index, (None, cell))
+        _reset_cells(self, items)
 
     def construct(self, x):
         for cell in self.cells():

@@ -86,7 +86,8 @@ class Compiler:
         """Remember an attribute the graph depends on (the compiled entry is used only
         while it is unchanged). The object is held weakly: a cache must not keep its
         Cell alive. A Parameter is state: only its type is guarded (its data is read
-        when the graph runs); a sub-Cell by identity (the graph is built from it)."""
+        when the graph runs); a sub-Cell by identity (the graph is built from it), with
+        the identities of its own sub-Cells."""
         if isinstance(value, Parameter):
             kind, key = "param", (value._dtype, value._data.shape)
         elif isinstance(value, (tuple, list)) and value and all(
@@ -94,7 +95,12 @@ class Compiler:
             kind, key = "params", (type(value), tuple((v._dtype, v._data.shape)
                                                       for v in value))
         elif isinstance(value, Cell):
-            kind, key = "id", id(value)
+            # by identity, and a container (CellList, SequentialCell, any Cell with
+            # sub-Cells) by the identities of its sub-Cells too: iterating it or calling
+            # its cells() reads no attribute, so an append or insert would go unseen
+            cells = value.__dict__.get("_cells")
+            kind, key = ("cells", (id(value), tuple(id(c) for c in cells.values()))) \
+                if cells else ("id", id(value))
         elif isinstance(value, (bool, int, float, str, type(None))) or (
                 isinstance(value, tuple) and all(isinstance(v, (bool, int, float, str,
                                                                 type(None))) for v in value)):

@@ -155,6 +155,9 @@ class CacheEntry:
                         isinstance(p, Parameter) and p._dtype is t[0] and p._data.shape == t[1]
                         for p, t in zip(cur, value[1])):
                     return False
+            elif kind == "cells":
+                if id(cur) != value[0] or _cell_ids(cur) != value[1]:
+                    return False
             elif id(cur) != value:
                 return False
         return not state or self.state is None or self.state.resolve(arg_params) is not None
@@ -387,6 +390,12 @@ def _desc(k) -> str:
     return repr(k)
 
 
+def _cell_ids(cell) -> tuple:
+    """The identities of a Cell's sub-Cells, in order (what a "cells" guard holds)."""
+    cells = getattr(cell, "__dict__", {}).get("_cells")
+    return tuple(id(c) for c in cells.values()) if cells else ()
+
+
 def _guard_reason(entries: List[CacheEntry]) -> str:
     for e in entries:
         for ref, attr, kind, value in e.guards:
@@ -406,8 +415,10 @@ def _guard_reason(entries: List[CacheEntry]) -> str:
                                                 (p._dtype, p._data.shape) == t
                                                 for p, t in zip(cur, value[1]))):
                 return f"the Parameters of {type(obj).__name__}.{attr} changed"
-            if kind == "id" and id(cur) != value:
+            if kind == "id" and id(cur) != value or kind == "cells" and id(cur) != value[0]:
                 return f"attribute {type(obj).__name__}.{attr} is a new object"
+            if kind == "cells" and _cell_ids(cur) != value[1]:
+                return f"the sub-Cells of {type(obj).__name__}.{attr} changed"
         if e.state is not None and e.state.resolve() is None:
             return e.state.why_not()
     return "a guarded attribute changed"
