@@ -204,8 +204,26 @@ def size(input):
 numel = size
 
 
+def eager_slice_bounds(key):
+    """key with the eager integer Tensors used as slice bounds (x[i:i + 1], as MindSpore's
+    PYNATIVE mode takes them) turned into ints; graph values stay (the front-end refuses
+    a slice of run-time bounds)."""
+    def bound(p):
+        return p.__index__() if isinstance(p, Tensor) else p
+
+    def fix(k):
+        if isinstance(k, slice) and any(isinstance(p, Tensor) for p in (k.start, k.stop,
+                                                                         k.step)):
+            return slice(bound(k.start), bound(k.stop), bound(k.step))
+        return k
+    if isinstance(key, tuple):
+        return tuple(fix(k) for k in key)
+    return fix(key)
+
+
 def getitem(x, key):
     """x[key]: basic indexing, plus integer-tensor indices (a Gather per axis)."""
+    key = eager_slice_bounds(key)
     items = key if isinstance(key, tuple) else (key,)
     tensor_pos = [i for i, k in enumerate(items) if isinstance(k, (TensorLike, list,
                                                                       np.ndarray))]

@@ -35,6 +35,7 @@ def _t(x):
 # -- updates and effects ---------------------------------------------------------------------
 def index_update(x, key, value):
     """A copy of x with x[key] = value (the functional form of item assignment)."""
+    key = array_ops.eager_slice_bounds(key)
     items = key if isinstance(key, tuple) else (key,)
     tape = _tape.current()
     recorded = tape is not None and (tape.tracks(x) or tape.tracks(value))

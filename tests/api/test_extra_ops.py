@@ -211,3 +211,36 @@ def test_clip_by_norm_error_if_nonfinite_raises_in_both_modes():
                                    np.full(4, 0.5), rtol=1e-5)
         with pytest.raises(RuntimeError, match="nan or inf"):
             f(bad)
+
+
+class _SliceByTensor(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.k = ms.Tensor(2)
+
+    def construct(self, x):
+        return x[:self.k], x[ms.Tensor(1):4:ms.Tensor(2, ms.int32)]
+
+
+def test_eager_integer_tensors_as_slice_bounds_as_in_pynative_mindspore():
+    x = ms.Tensor(np.arange(6, dtype=np.float32))
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    m = x.argmax() - 3
+    np.testing.assert_array_equal(x[m:m + 2].asnumpy(), [2.0, 3.0])
+    y = x.copy()
+    y[m:m + 1] = 9.0
+    np.testing.assert_array_equal(y.asnumpy(), [0, 1, 9, 3, 4, 5])
+
+    def f(x):
+        y = x * 1
+        i = ms.Tensor(1)
+        y[i:i + 2] = 0.0
+        return (y * y).sum()
+    np.testing.assert_array_equal(ms.grad(f)(x).asnumpy(), [0, 0, 0, 6, 8, 10])
+    with pytest.raises(TypeError, match="only integer tensors"):
+        x[ms.Tensor(1.5):]
+    # constant tensors (attributes, literals) are slice bounds in graph mode too
+    net = _SliceByTensor()
+    eager = net(x)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    assert not compare_results(net(x), eager)
