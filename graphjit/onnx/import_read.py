@@ -221,7 +221,7 @@ def tensor_array(t: TensorProto, where: Where, base_dir: Optional[str]) -> np.nd
     if arr.dtype != dtype.np or arr.shape != dims:
         raise where.damaged(f"the tensor reads as {arr.dtype}{list(arr.shape)}, not "
                             f"{dtype}{list(dims)}")
-    return np.ascontiguousarray(arr)
+    return np.array(arr, order="C", copy=True)   # ascontiguousarray makes a 0-d array 1-D
 
 
 def _with_external_data(t: TensorProto, where: Where, base_dir: Optional[str],

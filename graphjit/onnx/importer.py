@@ -71,9 +71,13 @@ def import_graph(model) -> Tuple[Graph, str]:
     tr = Translator(label, base_dir, opset)
     try:
         tr.check_ops(proto.graph, where / "graph", 0)
-        graph = tr.main_graph(proto.graph, where / f"graph '{proto.graph.name or 'main'}'")
+        graph = tr.main_graph(proto.graph, where / f"graph '{_text(proto.graph.name) or 'main'}'")
     except RecursionError:
         raise where.damaged("graphs are nested too deeply") from None
+    except GraphJitError:
+        raise
+    except Exception as e:  # what the file holds met a check it should have had
+        raise where.damaged(f"the model cannot be read ({type(e).__name__}: {e})") from e
     eliminate_dead_values(graph)
     try:
         verify(graph)
@@ -225,8 +229,8 @@ class Translator:
             gp: the body; its own inputs are `params` (name None: a parameter whose
                 ONNX input the body never reads is still made, unnamed).
             params: (ONNX input name, type) of each formal parameter, in order.
-            extra_free: outer names to pass in besides the body's own free names
-                (the other branch's, for an If).
+            extra_free: outer names to pass in first, besides the body's own free
+                names (both branches' free names, for an If: one operand list).
             prelude: `prelude(graph, formal_params) -> {ONNX name: Value}`: nodes to add
                 before the body's own and the names they bind (Scan's squeezed slices).
 
@@ -245,7 +249,7 @@ class Translator:
         formal = list(g.params)
         own = {n for n, _ in params if n}
         passed: List[Value] = []
-        order = list(dict.fromkeys(list(self.free_names(gp)) + list(extra_free)))
+        order = list(dict.fromkeys(list(extra_free) + list(self.free_names(gp))))
         for name in order:
             if name in own:
                 continue
@@ -347,7 +351,13 @@ class Translator:
             raise where.damaged(f"nodes {stuck[:10]} read each other's outputs: a cycle")
 
 
+def _text(name) -> str:
+    """A protobuf string field (bytes when the file holds invalid UTF-8)."""
+    return name if isinstance(name, str) else bytes(name).decode("utf-8", "replace")
+
+
 def _identifier(name: str) -> str:
     """A name for the printed IR: ONNX names may hold any characters."""
+    name = _text(name)
     out = "".join(c if c.isalnum() or c == "_" else "_" for c in name)[:60]
     return out if out and not out[0].isdigit() else (f"v{out}" if out else "")
