@@ -19,7 +19,9 @@ from .ops.primitives import Primitive
 from .parameter import Parameter
 
 __all__ = ["Conv2d", "MaxPool2d", "AvgPool2d", "BatchNorm1d", "BatchNorm2d", "LayerNorm",
-           "Embedding"]
+           "Embedding", "HSwish", "HSigmoid", "Mish", "LogSigmoid", "Softsign", "SeLU", "CELU",
+           "Hardtanh", "PReLU", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "ZeroPad2d",
+           "ConstantPad2d", "Pad"]
 
 
 def _positive_int(v, what, layer):
@@ -280,3 +282,165 @@ class Embedding(Cell):
             hot = ops.one_hot(ids, self.vocab_size, 1.0, 0.0)
             return ops.matmul(hot, self.embedding_table)
         return ops.gather(self.embedding_table, ids, 0)
+
+
+# -- more activations ------------------------------------------------------------------------
+class _Fn(Cell):
+    """An activation Cell that applies one ops function."""
+    _fn = None
+
+    def construct(self, x):
+        return self._fn(x)
+
+
+class HSwish(_Fn):
+    """x * relu6(x + 3) / 6."""
+    _fn = staticmethod(ops.hardswish)
+
+
+class HSigmoid(_Fn):
+    """relu6(x + 3) / 6."""
+    _fn = staticmethod(ops.hardsigmoid)
+
+
+class Mish(_Fn):
+    """x * tanh(softplus(x))."""
+    _fn = staticmethod(ops.mish)
+
+
+class LogSigmoid(_Fn):
+    """log(sigmoid(x))."""
+    _fn = staticmethod(ops.logsigmoid)
+
+
+class Softsign(_Fn):
+    """x / (1 + |x|)."""
+    _fn = staticmethod(ops.softsign)
+
+
+class SeLU(_Fn):
+    """The scaled exponential linear unit."""
+    _fn = staticmethod(ops.selu)
+
+
+class CELU(Cell):
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+
+    def __init__(self, alpha=1.0):
+        super().__init__()
+        if alpha == 0:
+            raise ValueError("CELU: alpha cannot be 0")
+        self.alpha = float(alpha)
+
+    def construct(self, x):
+        return ops.celu(x, self.alpha)
+
+
+class Hardtanh(Cell):
+    """x clamped to [min_val, max_val]."""
+
+    def __init__(self, min_val=-1.0, max_val=1.0):
+        super().__init__()
+        if min_val > max_val:
+            raise ValueError(f"Hardtanh: min_val {min_val} must not exceed max_val {max_val}")
+        self.min_val, self.max_val = min_val, max_val
+
+    def construct(self, x):
+        return ops.hardtanh(x, self.min_val, self.max_val)
+
+
+class PReLU(Cell):
+    """x where x > 0, else w * x, with a learned w per channel (channel=1: one for all),
+    initialized to w (MindSpore's Parameter name 'a')."""
+
+    def __init__(self, channel=1, w=0.25):
+        super().__init__()
+        _positive_int(channel, "channel", "PReLU")
+        if isinstance(w, (int, float)):
+            data = [float(w)] * channel
+        else:
+            data = w
+        self.w = Parameter(to_tensor(data, float32) if not isinstance(data, Parameter)
+                           else data, name="a")
+        if tuple(self.w.shape) != (channel,):
+            raise ValueError(f"PReLU: w must have shape ({channel},), got {self.w.shape}")
+
+    def construct(self, x):
+        if x.ndim < 2:
+            return ops.where(x > 0, x, x * self.w)
+        return ops.prelu(x, self.w)
+
+
+# -- adaptive pooling and padding ----------------------------------------------------------
+class AdaptiveAvgPool2d(Cell):
+    """Means over output_size windows of (N, C, H, W) or (C, H, W)."""
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def construct(self, x):
+        return ops.adaptive_avg_pool2d(x, self.output_size)
+
+
+class AdaptiveMaxPool2d(Cell):
+    """Maxima over output_size windows of (N, C, H, W) or (C, H, W)."""
+
+    def __init__(self, output_size, return_indices=False):
+        super().__init__()
+        if return_indices:
+            raise ValueError("AdaptiveMaxPool2d: return_indices=True is not supported")
+        self.output_size = output_size
+
+    def construct(self, x):
+        return ops.adaptive_max_pool2d(x, self.output_size)
+
+
+def _pad4(padding, layer):
+    if isinstance(padding, int) and not isinstance(padding, bool):
+        return (padding,) * 4
+    if isinstance(padding, (tuple, list)) and len(padding) == 4 and all(
+            isinstance(p, int) for p in padding):
+        return tuple(padding)
+    raise TypeError(f"{layer}: padding must be an int or (left, right, top, bottom), got "
+                    f"{padding!r}")
+
+
+class ConstantPad2d(Cell):
+    """The last two dims padded with value: padding (left, right, top, bottom)."""
+
+    def __init__(self, padding, value):
+        super().__init__()
+        self.padding = _pad4(padding, type(self).__name__)
+        self.value = value
+
+    def construct(self, x):
+        return ops.pad(x, self.padding, "constant", self.value)
+
+
+class ZeroPad2d(ConstantPad2d):
+    """The last two dims padded with zeros: padding (left, right, top, bottom)."""
+
+    def __init__(self, padding):
+        super().__init__(padding, 0.0)
+
+
+class Pad(Cell):
+    """Pad(paddings, mode='CONSTANT'): paddings ((before, after), ...) from the first dim;
+    mode 'CONSTANT' (zeros) or 'REFLECT'."""
+
+    def __init__(self, paddings, mode="CONSTANT"):
+        super().__init__()
+        if mode not in ("CONSTANT", "REFLECT"):
+            raise ValueError(f"Pad: mode must be 'CONSTANT' or 'REFLECT', got {mode!r}")
+        pairs = tuple(tuple(p) for p in paddings)
+        if any(len(p) != 2 for p in pairs):
+            raise ValueError(f"Pad: paddings must be pairs (before, after), got {paddings!r}")
+        flat = ()
+        for before, after in reversed(pairs):
+            flat += (before, after)
+        self.flat = flat
+        self.mode = mode.lower()
+
+    def construct(self, x):
+        return ops.pad(x, self.flat, self.mode)

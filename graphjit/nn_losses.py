@@ -6,7 +6,8 @@ from . import ops
 from .nn import Cell
 
 __all__ = ["LossBase", "MSELoss", "L1Loss", "SoftmaxCrossEntropyWithLogits",
-           "CrossEntropyLoss"]
+           "CrossEntropyLoss", "NLLLoss", "BCEWithLogitsLoss", "BCELoss", "SmoothL1Loss",
+           "HuberLoss"]
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -103,3 +104,67 @@ class CrossEntropyLoss(LossBase):
             return ops.sum(per)
         sample_w = keep if w is None else ops.gather(w, safe, 0) * keep
         return ops.sum(per) / ops.sum(sample_w)
+
+
+class NLLLoss(LossBase):
+    """The negative log likelihood of log-probabilities (N, C) at class indices (N,)."""
+
+    def __init__(self, weight=None, ignore_index=-100, reduction="mean"):
+        super().__init__(reduction)
+        self.weight = weight
+        self.ignore_index = int(ignore_index)
+
+    def construct(self, logits, labels):
+        return ops.nll_loss(logits, labels, self.weight, self.ignore_index, self.reduction)
+
+
+class BCEWithLogitsLoss(LossBase):
+    """Binary cross entropy of logits (sigmoid inside, computed stably), with an
+    elementwise weight and a positive-class pos_weight."""
+
+    def __init__(self, reduction="mean", weight=None, pos_weight=None):
+        super().__init__(reduction)
+        self.weight = weight
+        self.pos_weight = pos_weight
+
+    def construct(self, logits, labels):
+        return ops.binary_cross_entropy_with_logits(logits, labels, self.weight,
+                                                    self.pos_weight, self.reduction)
+
+
+class BCELoss(LossBase):
+    """Binary cross entropy of probabilities."""
+
+    def __init__(self, weight=None, reduction="mean"):
+        super().__init__(reduction)
+        self.weight = weight
+
+    def construct(self, logits, labels):
+        return ops.binary_cross_entropy(logits, labels, self.weight, self.reduction)
+
+
+class SmoothL1Loss(LossBase):
+    """0.5 * d ** 2 / beta where |d| < beta, else |d| - 0.5 * beta; MindSpore's default
+    reduction is 'none'."""
+
+    def __init__(self, beta=1.0, reduction="none"):
+        super().__init__(reduction)
+        if not beta > 0:
+            raise ValueError(f"SmoothL1Loss: beta must be positive, got {beta!r}")
+        self.beta = float(beta)
+
+    def construct(self, logits, labels):
+        return ops.smooth_l1_loss(logits, labels, self.beta, self.reduction)
+
+
+class HuberLoss(LossBase):
+    """0.5 * d ** 2 where |d| < delta, else delta * (|d| - 0.5 * delta)."""
+
+    def __init__(self, reduction="mean", delta=1.0):
+        super().__init__(reduction)
+        if not delta > 0:
+            raise ValueError(f"HuberLoss: delta must be positive, got {delta!r}")
+        self.delta = float(delta)
+
+    def construct(self, logits, labels):
+        return ops.huber_loss(logits, labels, self.reduction, self.delta)
