@@ -115,8 +115,11 @@ class NodeCx:
         return elem_dtype(code, self.where / f"attribute '{name}'")
 
 
-def evaluate(v: Value) -> Optional[np.ndarray]:
-    """v's value if it follows from constants and static shapes alone, else None."""
+def evaluate(v: Value, env: Optional[Dict[int, np.ndarray]] = None) -> Optional[np.ndarray]:
+    """v's value if it follows from constants and static shapes alone (and the values
+    `env` gives, by id of the Value), else None."""
+    if env is not None and id(v) in env:
+        return env[id(v)]
     p = v.producer
     if p is None:
         return None
@@ -131,11 +134,13 @@ def evaluate(v: Value) -> Optional[np.ndarray]:
     if opdef.family not in _FOLDABLE or opdef.effects is not None or p.subgraphs():
         return None
     n = num_elements(v.shape)
-    if n is None or n > _FOLD_LIMIT:
+    if env is None and (n is None or n > _FOLD_LIMIT):
+        return None
+    if env is not None and opdef.family != "elementwise" and p.op != "Const":
         return None
     args = []
     for x in p.inputs:
-        a = evaluate(x)
+        a = evaluate(x, env)
         if a is None:
             return None
         args.append(a)
@@ -147,7 +152,7 @@ def evaluate(v: Value) -> Optional[np.ndarray]:
     except Exception:    # it fails when the graph runs, as it would
         return None
     out = out[v.index] if isinstance(out, tuple) else out
-    return np.asarray(out, dtype=v.dtype.np)
+    return np.asarray(out).astype(v.dtype.np, copy=False)
 
 
 # -- elementwise ----------------------------------------------------------------------------------

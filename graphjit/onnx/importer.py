@@ -25,6 +25,7 @@ from ..ir.types import TensorType
 from ..ir.verifier import verify
 from ..jit.compiled_model import CompiledModel
 from ..passes.eliminate_dead_values import eliminate_dead_values
+from .import_patterns import GROUP_NAME, collapse_group
 from .import_read import (DEFAULT_DOMAINS, NeedsConstantError, OnnxImportError,
                           UnsupportedOnnxOpError, Where, opset_version, read_proto,
                           tensor_array, value_type)
@@ -271,29 +272,76 @@ class Translator:
         return g, formal, passed
 
     def nodes(self, scope: Scope, gp: onnx.GraphProto, where: Where) -> None:
-        """Translate the nodes of gp into scope's graph, in a topological order."""
-        from .import_ops import NodeCx, translate
+        """Translate the nodes of gp into scope's graph, in a topological order; a
+        group of nodes graphjit's exporter made for one op becomes that op again
+        (import_patterns)."""
+        readers: Dict[str, set] = {}
+        for i, n in enumerate(gp.node):
+            for x in n.input:
+                readers.setdefault(x, set()).add(i)
+        outputs = {o.name for o in gp.output}
+        group: List[Tuple[int, onnx.NodeProto]] = []
         for i, n in self._ordered(gp, scope, where):
-            label = f"node {i}" + (f" '{n.name}'" if n.name else "") + f" ({n.op_type})"
-            nw = where / label
-            cx = NodeCx(self, scope, n, nw)
-            try:
-                outs = translate(cx)
-            except (ModelFileError, OnnxImportError, RecursionError):
-                raise
-            except GraphJitError as e:
-                raise e.with_context(prefix=f"ONNX {nw} in '{self.label}': ")
-            except Exception as e:  # numpy or onnx meeting hostile data
-                raise nw.damaged(f"cannot be translated ({type(e).__name__}: {e})") from e
-            wanted = [o for o in n.output]
-            if len(outs) < len([o for o in wanted if o]) and \
-                    any(o for o in wanted[len(outs):]):
-                raise nw.cannot(f"graphjit gives {len(outs)} of its {len(wanted)} outputs")
-            for name, v in zip(wanted, outs):
-                if name:
-                    if isinstance(v, Value) and v.name is None and v.producer is not None:
-                        v.name = _identifier(name)
-                    scope.names[name] = v
+            key = GROUP_NAME.match(_text(n.name))
+            if group and (key is None or key.group(0).split("/")[0] !=
+                          _text(group[0][1].name).split("/")[0]):
+                self._collapse(scope, group, readers, outputs)
+                group = []
+            self._node(scope, i, n, where)
+            if key is not None:
+                group.append((i, n))
+        if group:
+            self._collapse(scope, group, readers, outputs)
+
+    def _collapse(self, scope: Scope, group, readers, outputs) -> None:
+        """Replace a gj.Op.n group by Op when they agree (see import_patterns)."""
+        op = GROUP_NAME.match(_text(group[0][1].name)).group(1)
+        last = group[-1][1]
+        members = {i for i, _ in group}
+        made = {o for _, n in group for o in n.output if o}
+        if len(last.output) != 1 or not last.output[0]:
+            return
+        for name in made - {last.output[0]}:
+            if name in outputs or readers.get(name, set()) - members:
+                return
+        out = scope.names.get(last.output[0])
+        if not isinstance(out, Value) or (len(group) == 1 and out.producer is not None and
+                                          out.producer.op == op):
+            return
+        externals: List[Value] = []
+        for _, n in group:
+            for x in n.input:
+                b = scope.names.get(x)
+                if x and x not in made and isinstance(b, Value) and b not in externals and \
+                        not (b.producer is not None and b.producer.op == "Const"):
+                    externals.append(b)
+        new = collapse_group(scope.graph, op, externals, out)
+        if new is not None:
+            new.name = out.name
+            scope.names[last.output[0]] = new
+
+    def _node(self, scope: Scope, i: int, n: onnx.NodeProto, where: Where) -> None:
+        from .import_ops import NodeCx, translate
+        label = f"node {i}" + (f" '{n.name}'" if n.name else "") + f" ({n.op_type})"
+        nw = where / label
+        cx = NodeCx(self, scope, n, nw)
+        try:
+            outs = translate(cx)
+        except (ModelFileError, OnnxImportError, RecursionError):
+            raise
+        except GraphJitError as e:
+            raise e.with_context(prefix=f"ONNX {nw} in '{self.label}': ")
+        except Exception as e:  # numpy or onnx meeting hostile data
+            raise nw.damaged(f"cannot be translated ({type(e).__name__}: {e})") from e
+        wanted = [o for o in n.output]
+        if len(outs) < len([o for o in wanted if o]) and \
+                any(o for o in wanted[len(outs):]):
+            raise nw.cannot(f"graphjit gives {len(outs)} of its {len(wanted)} outputs")
+        for name, v in zip(wanted, outs):
+            if name:
+                if isinstance(v, Value) and v.name is None and v.producer is not None:
+                    v.name = _identifier(name)
+                scope.names[name] = v
 
     def _ordered(self, gp: onnx.GraphProto, scope: Scope, where: Where):
         """The nodes in an order where each comes after what it reads (Kahn's algorithm,
