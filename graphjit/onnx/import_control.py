@@ -115,6 +115,11 @@ def _loop(cx: NodeCx):
         raise cx.where.damaged(f"the trip count M must be int64, got {trip.type}")
     cond = cx.opt(1)
     cond = cx.array(True) if cond is None else _flag(cx, cond, "condition")
+    # a trip count or condition computed from constants and static shapes is a Const:
+    # graphjit then knows the iteration count, and the stacked outputs' dims
+    from .import_ops import evaluate
+    trip, cond = (v if v.producer is not None and v.producer.op == "Const" or
+                  evaluate(v) is None else cx.array(evaluate(v)) for v in (trip, cond))
     carried = [cx.x(2 + k) for k in range(n_carried)]
     names = [i.name for i in body.input]
     tr = cx.tr

@@ -18,7 +18,6 @@ from .import_read import MAX_ELEMENTS, Attrs, NeedsConstantError, elem_dtype
 __all__ = ["NodeCx", "translate", "OPS", "op"]
 
 OPS: Dict[str, Callable[["NodeCx"], list]] = {}
-_FOLDABLE = ("elementwise", "reduction", "shape", "creation")
 _FOLD_LIMIT = 1 << 16
 
 
@@ -131,7 +130,7 @@ def evaluate(v: Value, env: Optional[Dict[int, np.ndarray]] = None) -> Optional[
             return np.array(s, dtype=np.int64)
         return None
     opdef = get_op(p.op)
-    if opdef.family not in _FOLDABLE or opdef.effects is not None or p.subgraphs():
+    if opdef.family == "control" or opdef.effects is not None or p.subgraphs():
         return None
     n = num_elements(v.shape)
     if env is None and (n is None or n > _FOLD_LIMIT):

@@ -80,12 +80,33 @@ def import_graph(model) -> Tuple[Graph, str]:
     except Exception as e:  # what the file holds met a check it should have had
         raise where.damaged(f"the model cannot be read ({type(e).__name__}: {e})") from e
     eliminate_dead_values(graph)
+    _drop_folded(graph)
     try:
         verify(graph)
     except GraphJitError as e:
         raise ModelFileError(f"the imported graph does not verify: {type(e).__name__}: {e}",
                              path=label) from e
     return graph, label
+
+
+def _drop_folded(graph: Graph) -> None:
+    """Remove unused nodes that only computed a constant (a Loop's trip count from a
+    static shape, say): the dead-value pass keeps an op that may fail at run time, and
+    these were evaluated already, so they cannot."""
+    from .import_ops import evaluate
+    for g in [graph] + [sub for n in graph.walk() for sub in n.subgraphs()]:
+        changed = True
+        while changed:
+            changed = False
+            results = {id(r) for r in g.results}
+            for node in reversed(list(g.nodes)):
+                if node.subgraphs() or node.effects():
+                    continue
+                if any(o.users or id(o) in results for o in node.outputs):
+                    continue
+                if all(evaluate(o) is not None for o in node.outputs):
+                    g.erase_node(node)
+                    changed = True
 
 
 class Scope:
