@@ -3,6 +3,7 @@ some nodes identically without a call (a Python operator on same-dtype values, v
 for Squeeze/ExpandDims, `@` for MatMul, `ufunc.reduce` for max/min/sum)."""
 from __future__ import annotations
 
+import operator
 from typing import Callable, Optional, Sequence
 
 import numpy as np
@@ -129,8 +130,10 @@ def _gather(node, em, x, i):
         return None
     axis = int(node.attrs["axis"]) % xt.rank
     n = f"{x}.shape[{axis}]"
-    return (f"{x}[{':, ' * axis}{i}] if -{n} <= {i} < {n} else "
-            f"{em.glob(node_kernel(node), 'k')}({x}, {i})")
+    # the index as a Python int first: comparing 0-d arrays costs a microsecond each
+    j = em.fresh("j")
+    return (f"{x}[{':, ' * axis}{j}] if -{n} <= ({j} := {em.ref(operator.index, '_as_index')}"
+            f"({i})) < {n} else {em.glob(node_kernel(node), 'k')}({x}, {i})")
 
 
 def _reduce_with(ufunc):

@@ -161,23 +161,26 @@ def test_inline_indexing_matches_the_kernel(index):
 
 @pytest.mark.parametrize("axis", [0, 1, -1])
 @pytest.mark.parametrize("i", [0, 2, -3, 3, -4])
-def test_gather_of_one_index_matches_the_kernel_and_its_error(axis, i):
+@pytest.mark.parametrize("itype", [dt.int32, dt.int64, dt.uint8])
+def test_gather_of_one_index_matches_the_kernel_and_its_error(axis, i, itype):
+    if itype is dt.uint8 and i < 0:
+        return
     g = Graph("f")
     x = g.add_param(T(F32, 3, 3), "x")
-    k = g.add_param(T(I32), "k")
+    k = g.add_param(TensorType(itype, ()), "k")
     node = g.add_node("Gather", [x, k], {"axis": axis})
     g.set_results(node.outputs)
     cg = compiled(g)
     assert "if -v0.shape[" in cg.source
     xv = np.arange(9, dtype=np.float32).reshape(3, 3)
     try:
-        want = make_node_kernel(node)(xv, np.int32(i))
+        want = make_node_kernel(node)(xv, np.asarray(i, itype.np))
     except IndexError as e:
         with pytest.raises(GraphRuntimeError, match=re.escape(str(e))) as info:
-            cg(xv, np.int32(i))
+            cg(xv, np.asarray(i, itype.np))    # a 0-d array, as a graph value is
         assert isinstance(info.value, IndexError)
         return
-    got = cg(xv, np.int32(i))[0]
+    got = cg(xv, np.asarray(i, itype.np))[0]
     assert got.shape == want.shape and got.dtype == want.dtype
     np.testing.assert_array_equal(got, want)
 
