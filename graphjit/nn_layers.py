@@ -21,7 +21,7 @@ from .parameter import Parameter
 __all__ = ["Conv2d", "MaxPool2d", "AvgPool2d", "BatchNorm1d", "BatchNorm2d", "LayerNorm",
            "Embedding", "HSwish", "HSigmoid", "Mish", "LogSigmoid", "Softsign", "SeLU", "CELU",
            "Hardtanh", "PReLU", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "ZeroPad2d",
-           "ConstantPad2d", "Pad"]
+           "ConstantPad2d", "Pad", "RNNCell", "GRUCell", "LSTMCell", "RNN", "GRU", "LSTM"]
 
 
 def _positive_int(v, what, layer):
@@ -444,3 +444,234 @@ class Pad(Cell):
 
     def construct(self, x):
         return ops.pad(x, self.flat, self.mode)
+
+
+# -- recurrent layers ------------------------------------------------------------------------
+# MindSpore's (and PyTorch's) layout: weight_ih (gates * hidden, input), weight_hh
+# (gates * hidden, hidden), bias_ih and bias_hh (gates * hidden,), all drawn from
+# U(-1/sqrt(hidden), 1/sqrt(hidden)); gate order (i, f, g, o) for LSTM, (r, z, n) for GRU.
+_GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "GRU": 3, "LSTM": 4}
+
+
+def _rnn_params(cell, suffix, input_size, hidden_size, gates, has_bias, dtype):
+    u = init.Uniform(1.0 / math.sqrt(hidden_size))
+    setattr(cell, "weight_ih" + suffix, Parameter(init.initializer(
+        u, (gates * hidden_size, input_size), dtype), name="weight_ih" + suffix))
+    setattr(cell, "weight_hh" + suffix, Parameter(init.initializer(
+        u, (gates * hidden_size, hidden_size), dtype), name="weight_hh" + suffix))
+    if has_bias:
+        setattr(cell, "bias_ih" + suffix, Parameter(init.initializer(
+            u, (gates * hidden_size,), dtype), name="bias_ih" + suffix))
+        setattr(cell, "bias_hh" + suffix, Parameter(init.initializer(
+            u, (gates * hidden_size,), dtype), name="bias_hh" + suffix))
+
+
+def _affine(x, w, b):
+    y = ops.matmul(x, ops.transpose(w, (1, 0)))
+    return y if b is None else y + b
+
+
+def _step(mode, x, h, c, w_ih, w_hh, b_ih, b_hh):
+    """One time step: (h, c) from input x (B, I) and state h (B, H) (c for LSTM only)."""
+    gi = _affine(x, w_ih, b_ih)
+    gh = _affine(h, w_hh, b_hh)
+    if mode == "LSTM":
+        g = gi + gh
+        i, f, u, o = ops.chunk(g, 4, 1)
+        c = ops.sigmoid(f) * c + ops.sigmoid(i) * ops.tanh(u)
+        return ops.sigmoid(o) * ops.tanh(c), c
+    if mode == "GRU":
+        i_r, i_z, i_n = ops.chunk(gi, 3, 1)
+        h_r, h_z, h_n = ops.chunk(gh, 3, 1)
+        r = ops.sigmoid(i_r + h_r)
+        z = ops.sigmoid(i_z + h_z)
+        n = ops.tanh(i_n + r * h_n)
+        return n + z * (h - n), c
+    pre = gi + gh
+    return (ops.tanh(pre) if mode == "RNN_TANH" else ops.relu(pre)), c
+
+
+class _RNNCellBase(Cell):
+    _mode = "RNN_TANH"
+
+    def __init__(self, input_size, hidden_size, has_bias=True, dtype=float32):
+        super().__init__()
+        name = type(self).__name__
+        self.input_size = _positive_int(input_size, "input_size", name)
+        self.hidden_size = _positive_int(hidden_size, "hidden_size", name)
+        self.has_bias = bool(has_bias)
+        _rnn_params(self, "", input_size, hidden_size, _GATES[self._mode], has_bias, dtype)
+
+    def _biases(self):
+        if self.has_bias:
+            return self.bias_ih, self.bias_hh
+        return None, None
+
+    def _zeros(self, x):
+        return ops.zeros((x.shape[0], self.hidden_size), x.dtype)
+
+
+class RNNCell(_RNNCellBase):
+    """h' = tanh (or relu) of x W_ih^T + b_ih + h W_hh^T + b_hh; construct(x, hx=None)."""
+
+    def __init__(self, input_size, hidden_size, has_bias=True, nonlinearity="tanh",
+                 dtype=float32):
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"RNNCell: nonlinearity must be 'tanh' or 'relu', got "
+                             f"{nonlinearity!r}")
+        self._mode = "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU"
+        super().__init__(input_size, hidden_size, has_bias, dtype)
+
+    def construct(self, x, hx=None):
+        h = self._zeros(x) if hx is None else hx
+        b_ih, b_hh = self._biases()
+        out, _ = _step(self._mode, x, h, None, self.weight_ih, self.weight_hh, b_ih, b_hh)
+        return out
+
+
+class GRUCell(_RNNCellBase):
+    """The GRU step (gates r, z, n); construct(x, hx=None) returns h'."""
+    _mode = "GRU"
+
+    def construct(self, x, hx=None):
+        h = self._zeros(x) if hx is None else hx
+        b_ih, b_hh = self._biases()
+        out, _ = _step("GRU", x, h, None, self.weight_ih, self.weight_hh, b_ih, b_hh)
+        return out
+
+
+class LSTMCell(_RNNCellBase):
+    """The LSTM step (gates i, f, g, o); construct(x, hx=None) with hx = (h, c) returns
+    (h', c')."""
+    _mode = "LSTM"
+
+    def construct(self, x, hx=None):
+        if hx is None:
+            h, c = self._zeros(x), self._zeros(x)
+        else:
+            h, c = hx
+        b_ih, b_hh = self._biases()
+        return _step("LSTM", x, h, c, self.weight_ih, self.weight_hh, b_ih, b_hh)
+
+
+class _RNNBase(Cell):
+    """Multi-layer, optionally bidirectional recurrent layer over (T, B, I) or, with
+    batch_first, (B, T, I). construct(x, hx=None, seq_length=None): hx is
+    (num_layers * num_directions, B, H) (a pair (h0, c0) for LSTM); seq_length (B,) gives
+    each sequence's valid length: outputs past it are zeros and the final state is the
+    one at the last valid step (the reverse direction reads each sequence backwards from
+    its last valid step). Returns (output, h_n), or (output, (h_n, c_n)) for LSTM."""
+    _mode = "LSTM"
+
+    def __init__(self, input_size, hidden_size, num_layers=1, has_bias=True,
+                 batch_first=False, dropout=0.0, bidirectional=False, dtype=float32):
+        super().__init__()
+        name = type(self).__name__
+        _positive_int(input_size, "input_size", name)
+        _positive_int(hidden_size, "hidden_size", name)
+        _positive_int(num_layers, "num_layers", name)
+        if not 0.0 <= dropout < 1.0:
+            raise ValueError(f"{name}: dropout must be in [0, 1), got {dropout!r}")
+        self.input_size, self.hidden_size, self.num_layers = input_size, hidden_size, num_layers
+        self.has_bias, self.batch_first = bool(has_bias), bool(batch_first)
+        self.bidirectional = bool(bidirectional)
+        self.num_directions = 2 if bidirectional else 1
+        self.dropout = float(dropout)
+        gates = _GATES[self._mode]
+        self.suffixes = []
+        for layer in range(num_layers):
+            size = input_size if layer == 0 else hidden_size * self.num_directions
+            for d in range(self.num_directions):
+                suffix = f"_l{layer}" + ("_reverse" if d == 1 else "")
+                _rnn_params(self, suffix, size, hidden_size, gates, has_bias, dtype)
+                self.suffixes.append(suffix)
+
+    def _weights(self, suffix):
+        b_ih = getattr(self, "bias_ih" + suffix) if self.has_bias else None
+        b_hh = getattr(self, "bias_hh" + suffix) if self.has_bias else None
+        return getattr(self, "weight_ih" + suffix), getattr(self, "weight_hh" + suffix), \
+            b_ih, b_hh
+
+    def _direction(self, xs, h, c, suffix, masks, reverse):
+        """Run one direction over the time steps xs (a list of (B, I)); masks (a list of
+        (B, 1) bools, or None) hold each step's validity."""
+        w_ih, w_hh, b_ih, b_hh = self._weights(suffix)
+        steps = list(range(len(xs)))
+        if reverse:
+            steps = steps[::-1]
+        outs = [None] * len(xs)
+        for t in steps:
+            nh, nc = _step(self._mode, xs[t], h, c, w_ih, w_hh, b_ih, b_hh)
+            if masks is None:
+                h, c = nh, nc
+                outs[t] = nh
+            else:
+                h = ops.where(masks[t], nh, h)
+                if c is not None:
+                    c = ops.where(masks[t], nc, c)
+                outs[t] = ops.where(masks[t], nh, ops.zeros_like(nh))
+        return outs, h, c
+
+    def construct(self, x, hx=None, seq_length=None):
+        if self.batch_first:
+            x = ops.transpose(x, (1, 0, 2))
+        n_steps = x.shape[0]
+        batch = x.shape[1]
+        n_states = self.num_layers * self.num_directions
+        lstm = self._mode == "LSTM"
+        if hx is None:
+            h0 = ops.zeros((n_states, batch, self.hidden_size), x.dtype)
+            c0 = h0
+        elif lstm:
+            h0, c0 = hx
+        else:
+            h0, c0 = hx, None
+        masks = None
+        if seq_length is not None:
+            masks = [ops.expand_dims(ops.less(t, seq_length), -1) for t in range(n_steps)]
+        xs = [x[t] for t in range(n_steps)]
+        hs, cs = [], []
+        k = 0
+        for layer in range(self.num_layers):
+            outs = []
+            for d in range(self.num_directions):
+                o, h, c = self._direction(xs, h0[k], c0[k] if lstm else None,
+                                          self.suffixes[k], masks, d == 1)
+                outs.append(o)
+                hs.append(h)
+                cs.append(c)
+                k += 1
+            if self.num_directions == 2:
+                xs = [ops.concat((a, b), -1) for a, b in zip(outs[0], outs[1])]
+            else:
+                xs = outs[0]
+            if self.dropout > 0 and self.training and layer < self.num_layers - 1:
+                xs = [ops.dropout(v, self.dropout) for v in xs]
+        output = ops.stack(xs, 0)
+        if self.batch_first:
+            output = ops.transpose(output, (1, 0, 2))
+        h_n = ops.stack(hs, 0)
+        if lstm:
+            return output, (h_n, ops.stack(cs, 0))
+        return output, h_n
+
+
+class RNN(_RNNBase):
+    """The Elman RNN layer (nonlinearity 'tanh' or 'relu'); see _RNNBase."""
+
+    def __init__(self, *args, nonlinearity="tanh", **kwargs):
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"RNN: nonlinearity must be 'tanh' or 'relu', got "
+                             f"{nonlinearity!r}")
+        self._mode = "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU"
+        super().__init__(*args, **kwargs)
+
+
+class GRU(_RNNBase):
+    """The GRU layer; see _RNNBase."""
+    _mode = "GRU"
+
+
+class LSTM(_RNNBase):
+    """The LSTM layer; see _RNNBase."""
+    _mode = "LSTM"
