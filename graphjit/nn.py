@@ -3,6 +3,7 @@ models whose `construct` runs eagerly or as a graph."""
 from __future__ import annotations
 
 import math
+import operator
 from collections import OrderedDict
 
 from . import initializer as init
@@ -198,8 +199,13 @@ class CellList(Cell):
 
 
 def _index(i, n, what):
-    if isinstance(i, bool) or not isinstance(i, int):
-        raise TypeError(f"{what} indices must be ints or slices, got {type(i).__name__}")
+    if isinstance(i, bool):
+        raise TypeError(f"{what} indices must be ints or slices, got bool")
+    try:
+        i = operator.index(i)    # an int, or an integer Tensor holding one (eagerly)
+    except TypeError:
+        raise TypeError(f"{what} indices must be ints or slices, got "
+                        f"{type(i).__name__}") from None
     if not -n <= i < n:
         raise IndexError(f"{what} index {i} out of range for {n} cells")
     return i % n

@@ -123,3 +123,21 @@ def test_sequentialcell_changed_after_compiling_is_rebuilt_and_explained():
     assert outer(x).shape == (2, 2)
     entries = outer.compile_cache()
     assert len(entries) == 2 and "sub-Cells of Outer.body changed" in entries[1].reason
+
+
+def test_an_integer_tensor_picks_a_cell_in_both_modes():
+    class Experts(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.experts = nn.CellList([nn.Dense(3, 3) for _ in range(3)])
+            self.seq = nn.SequentialCell([nn.Dense(3, 3), nn.ReLU()])
+
+        def construct(self, x, k):
+            return self.experts[k](x) + self.seq[k - 1](x)
+    net, x, k = Experts(), _x(), ms.Tensor(1, ms.int32)
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    eager = net(x, k).asnumpy()
+    ms.set_context(mode=ms.GRAPH_MODE)
+    np.testing.assert_allclose(net(x, k).asnumpy(), eager, rtol=1e-6)
+    with pytest.raises(TypeError, match="indices must be ints"):
+        net.experts[1.0]
