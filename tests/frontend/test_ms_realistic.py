@@ -987,6 +987,221 @@ def sequence_mask(): return SeqMask(), (Tensor(np.array([1, 3, 5], np.int32)),)
 
 
 
+# ---- group 7: containers picked by a tensor, appends in branches, mixed returns, kwargs,
+# while/for else, in-place ops, set_train toggles, optional masks, print, shape loops
+
+class SwitchByTensor(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.experts = nn.CellList([nn.Dense(3, 3) for _ in range(3)])
+    def construct(self, x, k):
+        return self.experts[k](x)
+@case
+def switch_by_tensor(): return SwitchByTensor(), (rn(2, 3), Tensor(1, ms.int32))
+
+class AppendInBranches(nn.Cell):
+    def construct(self, x):
+        outs = []
+        for i in range(3):
+            if x[i].sum() > 0:
+                outs.append(x[i] * 2)
+            else:
+                outs.append(x[i] - 1)
+        return ops.stack(outs)
+@case
+def append_in_branches(): return AppendInBranches(), (rn(3, 2),)
+
+class MixedReturn(nn.Cell):
+    def construct(self, x):
+        if x.sum() > 0:
+            return x, 1
+        return -x, 2
+@case
+def mixed_return(): return MixedReturn(), (rn(3),)
+
+class DictBranches(nn.Cell):
+    def construct(self, x):
+        if x.mean() > 0:
+            out = {'a': x, 'b': x * 2}
+        else:
+            out = {'a': -x, 'b': x * 3}
+        return out
+@case
+def dict_branches(): return DictBranches(), (rn(3),)
+
+class KwargsConstruct(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(3, 3)
+    def construct(self, *inputs, scale=2.0, **kw):
+        x = inputs[0]
+        y = self.fc(x) * scale
+        if len(inputs) > 1:
+            y = y + inputs[1]
+        if 'bias' in kw:
+            y = y + kw['bias']
+        return y
+@case
+def kwargs_construct():
+    net = KwargsConstruct()
+    class C:
+        def __call__(self, a, b):
+            return net(a, b, scale=0.5, bias=b)
+    return C(), (rn(2, 3), rn(2, 3))
+
+class WhileElse(nn.Cell):
+    def construct(self, x):
+        i = 0
+        while i < 4:
+            x = x * 1.5
+            if x.max() > 5:
+                break
+            i += 1
+        else:
+            x = x - 100
+        for j in range(2):
+            x = x + j
+        else:
+            x = x * 2
+        return x, i
+@case
+def while_else(): return WhileElse(), (rn(3),)
+@case
+def while_else_small(): return WhileElse(), (Tensor(np.array([0.01, 0.02], np.float32)),)
+
+class InplaceOps(nn.Cell):
+    def construct(self, x, mask):
+        y = x * 1
+        y += 1
+        y *= ops.cast(mask, ms.float32)
+        y -= x.mean()
+        y /= 2
+        m = mask & (x > 0)
+        n = ~mask | (x < -1)
+        z = x[..., None] + x[None, :, None, :][0]
+        return y, m, n, z[:, ::-1], x[None].shape, x.shape[0] // 2
+@case
+def inplace_ops(): return InplaceOps(), (rn(2, 3), Tensor(np.array([[True, False, True], [False, True, True]])))
+
+class SetTrainToggle(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.bn = nn.BatchNorm1d(3)
+        self.fc = nn.Dense(3, 3)
+    def construct(self, x):
+        y = self.bn(self.fc(x))
+        if self.training:
+            return y * 2
+        return y
+@case
+def set_train_toggle():
+    net = SetTrainToggle()
+    class C:
+        def __call__(self, x):
+            net.set_train(False)
+            a = net(x)
+            net.set_train(True)
+            b = net(x)
+            net.set_train(False)
+            c = net(x)
+            return a, b, c, net.bn.moving_mean * 1
+    return C(), (rn(4, 3),)
+
+
+STATEFUL.add("set_train_toggle")
+
+class StopGrad(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(3, 3)
+    def construct(self, x):
+        y = self.fc(x)
+        t = ops.stop_gradient(y)
+        if t.sum() > 0:
+            y = y - t.mean()
+        return y
+@case
+def stop_grad(): return StopGrad(), (rn(2, 3),)
+
+class OptionalMask(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.attn = nn.Dense(4, 4)
+    def construct(self, x, mask=None):
+        s = ops.matmul(self.attn(x), x.transpose(0, 2, 1))
+        if mask is not None:
+            s = s + (1.0 - ops.cast(mask, ms.float32)) * -10000.0
+        p = ops.softmax(s, -1)
+        if isinstance(mask, Tensor):
+            p = p * 1.0
+        return p
+@case
+def optional_mask(): return OptionalMask(), (rn(2, 3, 4), Tensor(np.array([[1, 1, 0], [1, 0, 0]], np.int32)).expand_dims(1))
+@case
+def optional_mask_none(): return OptionalMask(), (rn(2, 3, 4),)
+
+class PrintInBranch(nn.Cell):
+    def construct(self, x):
+        if x.sum() > 0:
+            print("positive", x.sum())
+            x = x + 1
+        else:
+            ops.Print()("negative", x)
+        return x
+@case
+def print_in_branch(): return PrintInBranch(), (rn(3),)
+
+class ShapeLoop(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.pool = nn.MaxPool2d(2, 2)
+    def construct(self, x):
+        while x.shape[-1] > 2:
+            x = self.pool(x)
+        return x
+@case
+def shape_loop(): return ShapeLoop(), (rn(1, 1, 16, 16),)
+
+class EnumerateCells(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Dense(3, 3)
+        self.b = nn.Dense(3, 3)
+    def construct(self, x):
+        out = x
+        for name, cell in self.name_cells().items():
+            out = cell(out)
+            if name == 'b' and out.sum() > 0:
+                out = out * 0.1
+        return out
+@case
+def enumerate_cells(): return EnumerateCells(), (rn(2, 3),)
+
+class IntTensorLoopCounter(nn.Cell):
+    def construct(self, x):
+        count = Tensor(0, ms.int32)
+        total = ops.zeros_like(x[0])
+        for row in x:
+            if row.sum() > 0:
+                count += 1
+                total = total + row
+        return count, total / ops.maximum(count, 1).astype(ms.float32)
+@case
+def int_tensor_counter(): return IntTensorLoopCounter(), (rn(5, 3),)
+
+class ReturnInNestedLoop(nn.Cell):
+    def construct(self, x):
+        for i in range(3):
+            j = 0
+            while j < 3:
+                if x[i, j] > 1.0:
+                    return x[i, j], i, j
+                j += 1
+        return x.max(), -1, -1
+@case
+def return_nested(): return ReturnInNestedLoop(), (rn(3, 3),)
+
+
 # ---- the runner ------------------------------------------------------------------------
 
 
