@@ -28,6 +28,17 @@ class FunctionSource:
     lines: tuple = ()  # the lines parsed, as in the file (line_offset + 1 is the first)
 
     def loc(self, node: ast.AST) -> Optional[SourceLoc]:
+        """Where node is in the user's file (kept per node: an unrolled loop asks for
+        the same nodes at every step)."""
+        locs = self.__dict__.setdefault("_locs", {})
+        hit = locs.get(id(node))
+        if hit is not None and hit[0] is node:
+            return hit[1]
+        loc = self._make_loc(node)
+        locs[id(node)] = (node, loc)
+        return loc
+
+    def _make_loc(self, node: ast.AST) -> Optional[SourceLoc]:
         lineno = getattr(node, "lineno", None)
         if lineno is None:
             return None
