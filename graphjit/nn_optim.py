@@ -9,17 +9,21 @@ are Parameters too, so a compiled training step reads and updates them when it r
 """
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
 
 from . import ops
 from .common.parameter import ParameterTuple
+from .ir.dtypes import float32 as ms_float32
 from .nn import Cell
 from .parameter import Parameter
 from .tensor import Tensor
 
-__all__ = ["Optimizer", "SGD", "Momentum", "Adam", "Adagrad"]
+__all__ = ["Optimizer", "SGD", "Momentum", "Adam", "Adagrad", "AdamWeightDecay", "RMSProp",
+           "exponential_decay_lr", "natural_exp_decay_lr", "inverse_decay_lr",
+           "cosine_decay_lr", "polynomial_decay_lr", "piecewise_constant_lr", "warmup_lr"]
 
 
 def _number(v, what, cls, low=0.0, low_ok=True):
@@ -273,3 +277,177 @@ class Adagrad(Optimizer):
             out += (self.opt(params[i], self.accum[i], self.lr_of(lr, i), gradients[i])[0],)
         return out
 
+
+
+def _unit(v, name, cls):
+    v = _number(v, name, cls)
+    if not 0.0 <= v < 1.0:
+        raise ValueError(f"{cls}: {name} must be in [0, 1), got {v}")
+    return v
+
+
+class AdamWeightDecay(Optimizer):
+    """Adam with decoupled weight decay and no bias correction, as MindSpore's
+    nn.AdamWeightDecay: m = b1 m + (1 - b1) g; v = b2 v + (1 - b2) g^2;
+    update = m / (sqrt(v) + eps) (+ weight_decay * parameter for the Parameters that
+    decay: names without 'beta' or 'gamma', or as grouped); parameter -= lr * update."""
+
+    def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-6,
+                 weight_decay=0.0):
+        super().__init__(learning_rate, params, weight_decay)
+        cls = "AdamWeightDecay"
+        for name, v in (("beta1", beta1), ("beta2", beta2)):
+            if not 0.0 < _number(v, name, cls) < 1.0:
+                raise ValueError(f"{cls}: {name} must be in (0, 1), got {v}")
+        self.beta1, self.beta2 = float(beta1), float(beta2)
+        self.eps = _number(eps, "eps", cls, 0.0, low_ok=False)
+        self.moments1 = self._parameters.clone(prefix="adam_m", init="zeros")
+        self.moments2 = self._parameters.clone(prefix="adam_v", init="zeros")
+
+    def construct(self, gradients):
+        params = self._parameters
+        gradients = self.scale_grad(self.flatten_gradients(gradients))
+        lr = self.get_lr()
+        out = ()
+        for i in range(len(params)):
+            g = ops.cast(gradients[i], ms_float32)
+            p = params[i]
+            m = self.moments1[i] * self.beta1 + g * (1.0 - self.beta1)
+            v = self.moments2[i] * self.beta2 + ops.square(g) * (1.0 - self.beta2)
+            update = m / (ops.sqrt(v) + self.eps)
+            if self.decays[i] > 0:
+                update = update + p * self.decays[i]
+            ops.assign(self.moments1[i], m)
+            ops.assign(self.moments2[i], v)
+            out += (ops.assign(p, p - self.lr_of(lr, i) * update),)
+        return out
+
+
+class RMSProp(Optimizer):
+    """RMSProp as MindSpore's nn.RMSProp: ms = decay ms + (1 - decay) g^2 (centered: also
+    mg = decay mg + (1 - decay) g, and ms - mg^2 under the root);
+    mom = momentum mom + lr g / sqrt(ms + epsilon); parameter -= mom."""
+
+    def __init__(self, params, learning_rate=0.1, decay=0.9, momentum=0.0, epsilon=1e-10,
+                 use_locking=False, centered=False, loss_scale=1.0, weight_decay=0.0):
+        super().__init__(learning_rate, params, weight_decay, loss_scale)
+        cls = "RMSProp"
+        self.decay = _unit(decay, "decay", cls)
+        self.momentum = _number(momentum, "momentum", cls)
+        self.epsilon = _number(epsilon, "epsilon", cls, 0.0, low_ok=False)
+        self.centered = bool(centered)
+        self.ms = self._parameters.clone(prefix="mean_square", init="zeros")
+        self.moment = self._parameters.clone(prefix="moment", init="zeros")
+        if self.centered:
+            self.mg = self._parameters.clone(prefix="mean_grad", init="zeros")
+
+    def construct(self, gradients):
+        params = self._parameters
+        gradients = self.prepare(gradients)
+        lr = self.get_lr()
+        out = ()
+        for i in range(len(params)):
+            g = gradients[i]
+            ms_ = self.ms[i] * self.decay + ops.square(g) * (1.0 - self.decay)
+            ops.assign(self.ms[i], ms_)
+            denom = ms_
+            if self.centered:
+                mg = self.mg[i] * self.decay + g * (1.0 - self.decay)
+                ops.assign(self.mg[i], mg)
+                denom = ms_ - ops.square(mg)
+            mom = self.moment[i] * self.momentum + self.lr_of(lr, i) * g / ops.sqrt(
+                denom + self.epsilon)
+            ops.assign(self.moment[i], mom)
+            out += (ops.assign(params[i], params[i] - mom),)
+        return out
+
+
+# -- learning rate schedules (MindSpore's nn.*_lr: a list with one rate per step) ---------
+def _steps(total_step, step_per_epoch, decay_epoch, fn):
+    for name, v in (("total_step", total_step), ("step_per_epoch", step_per_epoch),
+                    ("decay_epoch", decay_epoch)):
+        if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
+            raise ValueError(f"{fn}: {name} must be a positive int, got {v!r}")
+
+
+def exponential_decay_lr(learning_rate, decay_rate, total_step, step_per_epoch,
+                         decay_epoch, is_stair=False):
+    """lr * decay_rate ^ (epoch / decay_epoch) for each step (floored with is_stair)."""
+    _steps(total_step, step_per_epoch, decay_epoch, "exponential_decay_lr")
+    out = []
+    for i in range(total_step):
+        p = (i // step_per_epoch) / decay_epoch
+        out.append(learning_rate * decay_rate ** (math.floor(p) if is_stair else p))
+    return out
+
+
+def natural_exp_decay_lr(learning_rate, decay_rate, total_step, step_per_epoch,
+                         decay_epoch, is_stair=False):
+    """lr * e ^ (-decay_rate * epoch / decay_epoch) for each step."""
+    _steps(total_step, step_per_epoch, decay_epoch, "natural_exp_decay_lr")
+    out = []
+    for i in range(total_step):
+        p = (i // step_per_epoch) / decay_epoch
+        out.append(learning_rate * math.exp(-decay_rate * (math.floor(p) if is_stair else p)))
+    return out
+
+
+def inverse_decay_lr(learning_rate, decay_rate, total_step, step_per_epoch, decay_epoch,
+                     is_stair=False):
+    """lr / (1 + decay_rate * epoch / decay_epoch) for each step."""
+    _steps(total_step, step_per_epoch, decay_epoch, "inverse_decay_lr")
+    out = []
+    for i in range(total_step):
+        p = (i // step_per_epoch) / decay_epoch
+        out.append(learning_rate / (1 + decay_rate * (math.floor(p) if is_stair else p)))
+    return out
+
+
+def cosine_decay_lr(min_lr, max_lr, total_step, step_per_epoch, decay_epoch):
+    """min_lr + (max_lr - min_lr) (1 + cos(pi * epoch / decay_epoch)) / 2 for each step,
+    the epoch held at decay_epoch once it gets there."""
+    _steps(total_step, step_per_epoch, decay_epoch, "cosine_decay_lr")
+    out = []
+    for i in range(total_step):
+        e = min(i // step_per_epoch, decay_epoch)
+        out.append(min_lr + 0.5 * (max_lr - min_lr) * (1 + math.cos(math.pi * e / decay_epoch)))
+    return out
+
+
+def polynomial_decay_lr(learning_rate, end_learning_rate, total_step, step_per_epoch,
+                        decay_epoch, power, update_decay_epoch=False):
+    """(lr - end) (1 - epoch / decay_epoch) ^ power + end for each step."""
+    _steps(total_step, step_per_epoch, decay_epoch, "polynomial_decay_lr")
+    out = []
+    for i in range(total_step):
+        e = i // step_per_epoch
+        d = decay_epoch
+        if update_decay_epoch:
+            d = decay_epoch * max(1, math.ceil(e / decay_epoch))
+        else:
+            e = min(e, decay_epoch)
+        out.append((learning_rate - end_learning_rate) * (1 - e / d) ** power
+                   + end_learning_rate)
+    return out
+
+
+def piecewise_constant_lr(milestone, learning_rates):
+    """learning_rates[k] for the steps before milestone[k] (milestones increasing)."""
+    if len(milestone) != len(learning_rates):
+        raise ValueError("piecewise_constant_lr: milestone and learning_rates must have "
+                         "the same length")
+    out, last = [], 0
+    for m, lr in zip(milestone, learning_rates):
+        if not isinstance(m, int) or m <= last:
+            raise ValueError(f"piecewise_constant_lr: milestones must be increasing "
+                             f"positive ints, got {list(milestone)}")
+        out += [lr] * (m - last)
+        last = m
+    return out
+
+
+def warmup_lr(learning_rate, total_step, step_per_epoch, warmup_epoch):
+    """lr * min(epoch, warmup_epoch) / warmup_epoch for each step (epoch from 0)."""
+    _steps(total_step, step_per_epoch, warmup_epoch, "warmup_lr")
+    return [learning_rate * min(i // step_per_epoch, warmup_epoch) / warmup_epoch
+            for i in range(total_step)]
