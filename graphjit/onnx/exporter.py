@@ -276,6 +276,7 @@ class _Exporter:
             out = self._final_name(main, name, want or f"output{len(outputs)}", k)
             taken.add(out)
             outputs.append(self.value_info(out, r.type, symbolic=True))
+        _drop_unread_constants(main.nodes, [o.name for o in outputs])
         graph = helper.make_graph(main.nodes, self.graph.name or "graphjit", inputs, outputs,
                                   initializer=self.initializers)
         proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
@@ -443,6 +444,33 @@ class _Exporter:
             scope.output_names.add(nm)
             infos.append(self.value_info(nm, t))
         return helper.make_graph(scope.nodes, name, list(inputs), infos)
+
+
+def _reads(nodes, out):
+    for n in nodes:
+        out.update(n.input)
+        for a in n.attribute:
+            if a.type == onnx.AttributeProto.GRAPH:
+                out.update(o.name for o in a.g.output)
+                _reads(a.g.node, out)
+    return out
+
+
+def _drop_unread_constants(nodes, outputs) -> None:
+    """Remove the Constant nodes nothing reads (a Loop trip count of -1, say), in the
+    graph and its bodies: ONNX Runtime warns about each."""
+    read = _reads(nodes, set(outputs))
+
+    def sweep(ns):
+        keep = [n for n in ns if not (n.op_type == "Constant" and n.output[0] not in read)]
+        for n in keep:
+            for a in n.attribute:
+                if a.type == onnx.AttributeProto.GRAPH:
+                    inner = sweep(list(a.g.node))
+                    del a.g.node[:]
+                    a.g.node.extend(inner)
+        return keep
+    nodes[:] = sweep(nodes)
 
 
 def _reads_in_subgraphs(node, name) -> int:
