@@ -19,6 +19,7 @@ from .initializer import set_seed, get_seed
 from .jit.api import jit, jit_class, explain
 from . import train, dataset
 from .train import Model, Callback, LossMonitor, TimeMonitor
+from .train import save_checkpoint, load_checkpoint, load_param_into_net
 from .common.parameter import ParameterTuple
 ms_function = jit   # MindSpore 1.x name
 from .jit.compiled_model import compile, import_model, CompiledModel, InferRequest
@@ -37,4 +38,5 @@ __all__ = ["Tensor", "TensorSpec", "Parameter", "mutable", "GRAPH_MODE", "PYNATI
            "int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64", "ShapeJoinError",
            "TypeJoinError", "UnsupportedSyntaxError", "UndefinedVariableError", "Model",
            "train", "dataset", "Callback", "LossMonitor", "TimeMonitor", "ParameterTuple",
-           "grad", "value_and_grad", "GradOperation"]
+           "grad", "value_and_grad", "GradOperation", "save_checkpoint", "load_checkpoint",
+           "load_param_into_net"]

@@ -2,6 +2,8 @@
 from ..metrics import MAE, MSE, Accuracy, Loss, Metric, get_metric_fn
 from .callback import Callback, LossMonitor, RunContext, TimeMonitor
 from .model import Model
+from .serialization import load_checkpoint, load_param_into_net, save_checkpoint
 
 __all__ = ["Model", "Callback", "LossMonitor", "TimeMonitor", "RunContext", "Metric",
-           "Accuracy", "Loss", "MAE", "MSE", "get_metric_fn"]
+           "Accuracy", "Loss", "MAE", "MSE", "get_metric_fn", "save_checkpoint",
+           "load_checkpoint", "load_param_into_net"]
