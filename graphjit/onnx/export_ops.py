@@ -814,4 +814,4 @@ def _check_nonzero(ex, node):
     return [x]
 
 
-from . import export_control, export_nn  # noqa: E402,F401  (register If, Loop, Conv2D...)
+from . import export_control, export_grad, export_nn  # noqa: E402,F401  (more ops)

@@ -165,16 +165,33 @@ def export(model_or_net, path, *example_inputs_or_specs) -> "onnx.ModelProto":
 
 def to_onnx(model) -> "onnx.ModelProto":
     """The ONNX ModelProto of a CompiledModel (checked, not written)."""
-    ex = _Exporter(model)
-    proto = ex.build()
+    proto = _Exporter(model).build()
     try:
-        onnx.checker.check_model(proto, full_check=ex.full_check)
+        _check(proto)
     except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as e:
         # a bug of ours: say what ONNX said
         raise OnnxExportError(f"the ONNX model of '{model.name}' does not pass "
                               f"onnx.checker: {str(e).splitlines()[0]}",
                               hint="please report this as a graphjit bug") from None
     return proto
+
+
+def _check(proto) -> None:
+    """onnx.checker with full_check (strict shape inference). The checker wants a
+    shape on every input and output of the main graph, so a value of unknown rank
+    (no shape, as ONNX spells it) is checked on a copy where it has one, and the
+    model itself through strict shape inference."""
+    io = list(proto.graph.input) + list(proto.graph.output)
+    if all(vi.type.tensor_type.HasField("shape") for vi in io):
+        onnx.checker.check_model(proto, full_check=True)
+        return
+    copy = onnx.ModelProto()
+    copy.CopyFrom(proto)
+    for vi in list(copy.graph.input) + list(copy.graph.output):
+        if not vi.type.tensor_type.HasField("shape"):
+            vi.type.tensor_type.shape.SetInParent()
+    onnx.checker.check_model(copy)
+    onnx.shape_inference.infer_shapes(proto, check_type=True, strict_mode=True)
 
 
 # -- the exporter ---------------------------------------------------------------------------------
@@ -193,7 +210,6 @@ class _Exporter:
         self.problems = []          # (op, loc, reason)
         self.counter = 0
         self.initializers = []
-        self.full_check = True
         self.scope: Optional[_Scope] = None
         self.names: Dict[int, Optional[str]] = {}   # id(Value) -> ONNX name (None: state)
         self._pending = None        # the nodes of the graphjit node being translated

@@ -508,3 +508,56 @@ def test_gather_d(tmp_path):
     idx = np.array([[0, 2], [1, -1]], np.int64)
     check_op(tmp_path, "GatherD", [(F32, (3, 4)), (I64, (2, 2))], {"dim": 1},
              arrays=[x, idx], seeds=(0,))
+
+
+GRAD_CASES = [
+    ("ReshapeLike", [(F32, (6,)), (I32, (2, 3))], {}, None),
+    ("BroadcastLike", [(F32, (3,)), (F32, (2, 3))], {}, None),
+    ("SumToLike", [(F32, (2, 3, 4)), (F32, (3, 1))], {}, None),
+    ("SumToLike", [(F16, (2, 3)), (F16, (3,))], {}, None),
+    ("PadLike", [(F32, (2, 3)), (F32, (2, 5))], {"axis": 1}, None),
+    ("BooleanMaskGrad", [(F32, (2, 3)), (B, (4,)), (F32, (4, 3))], {},
+     lambda r: [sample(F32, (2, 3), r), np.array([True, False, False, True]),
+                sample(F32, (4, 3), r)]),
+    ("GatherGrad", [(F32, (2, 2, 3)), (I32, (2, 2)), (F32, (4, 3))], {"axis": 0},
+     lambda r: [sample(F32, (2, 2, 3), r), np.array([[0, 3], [0, -1]], np.int32),
+                sample(F32, (4, 3), r)]),
+    ("ScatterAddAlongAxis", [(F32, (2, 2)), (I64, (2, 2)), (F32, (3, 4))], {"axis": 1},
+     lambda r: [sample(F32, (2, 2), r), np.array([[0, 0], [3, -1]], np.int64),
+                sample(F32, (3, 4), r)]),
+    ("SliceRows", [(F32, (5, 2)), (I32, ()), (I64, ())], {},
+     lambda r: [sample(F32, (5, 2), r), np.array(-4, np.int32), np.array(3)]),
+    ("ReshapeDynamic", [(F32, (2, 6)), (I32, (3,))], {},
+     lambda r: [sample(F32, (2, 6), r), np.array([3, -1, 2], np.int32)]),
+    ("IndexTake", [(F32, (4, 3))], {"key": (np.array([0, 2, 0]),)}, None),
+    ("IndexTake", [(F32, (4, 3))], {"key": (("slice", None, None, None), np.array([[1], [0]]))},
+     None),
+    ("IndexPut", [(F32, (4, 3)), (F32, (3,))], {"key": (np.array([0, 2, 0]),)}, None),
+    ("IndexPut", [(I32, (4, 3)), (I32, ())], {"key": (np.array([True, False, True, False]),)},
+     None),
+    ("IndexAddAt", [(F32, (4, 3)), (F32, (3, 3))], {"key": (np.array([0, 2, 0]),)}, None),
+]
+
+
+@pytest.mark.parametrize("op,types,attrs,make", GRAD_CASES,
+                         ids=[f"{c[0]}{i}" for i, c in enumerate(GRAD_CASES)])
+def test_gradient_and_advanced_index_op(tmp_path, op, types, attrs, make):
+    tol = {"rtol": 1e-3, "atol": 1e-3} if types[0][0] is F16 else {}
+    arrays = None if make is None else make(np.random.default_rng(0))
+    check_op(tmp_path, op, types, attrs, arrays=arrays, seeds=(0,) if make else (0, 1), **tol)
+
+
+def test_concat_grad(tmp_path):
+    check_op(tmp_path, "ConcatGrad", [(F32, (2, 5)), (F32, (2, 2)), (F32, (2, 3))],
+             {"axis": 1})
+
+
+def test_unknown_rank_output_has_no_shape(tmp_path):
+    model = op_model("Squeeze", [(F32, (None, 1, None))])
+    assert model.graph.results[0].type.shape is None
+    proto = gx.export(model, tmp_path / "s.onnx")
+    assert not proto.graph.output[0].type.tensor_type.HasField("shape")
+    sess = session(tmp_path / "s.onnx")
+    for shape in ((2, 1, 3), (1, 1, 1)):
+        x = np.ones(shape, np.float32)
+        assert compare(ort_run(sess, [x]), model.run_arrays([x])) is None
