@@ -15,7 +15,8 @@ from .ir.defs import random as _random_ops
 from .tensor import Tensor
 
 __all__ = ["initializer", "set_seed", "get_seed", "Initializer", "Normal", "Uniform",
-           "HeUniform", "XavierUniform", "Zero", "One", "Constant"]
+           "HeUniform", "XavierUniform", "Zero", "One", "Constant", "TruncatedNormal",
+           "HeNormal", "XavierNormal"]
 
 _SEED = [0]
 _RNG = [np.random.default_rng(0)]
@@ -98,6 +99,66 @@ class XavierUniform(Initializer):
         return _RNG[0].uniform(-bound, bound, shape)
 
 
+def _gain(negative_slope, nonlinearity):
+    if nonlinearity in ("leaky_relu", None):
+        return math.sqrt(2.0 / (1 + negative_slope ** 2))
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity in ("linear", "sigmoid", "conv1d", "conv2d", "conv3d"):
+        return 1.0
+    raise ValueError(f"unsupported nonlinearity {nonlinearity!r}")
+
+
+def _fan(shape, mode):
+    fan_in, fan_out = _fans(shape)
+    if mode not in ("fan_in", "fan_out"):
+        raise ValueError(f"mode must be 'fan_in' or 'fan_out', got {mode!r}")
+    return max(fan_in if mode == "fan_in" else fan_out, 1)
+
+
+class TruncatedNormal(Initializer):
+    """N(mean, sigma^2) truncated to [a, b] (two sigmas about the mean by default, as
+    MindSpore's TruncatedNormal(sigma=0.01))."""
+
+    def __init__(self, sigma=0.01, mean=0.0, a=None, b=None):
+        self.sigma, self.mean = sigma, mean
+        self.a = mean - 2 * sigma if a is None else a
+        self.b = mean + 2 * sigma if b is None else b
+
+    def _sample(self, shape):
+        out = _RNG[0].normal(self.mean, self.sigma, shape)
+        bad = (out < self.a) | (out > self.b)
+        while np.any(bad):          # redraw the values outside [a, b]
+            out[bad] = _RNG[0].normal(self.mean, self.sigma, int(bad.sum()))
+            bad = (out < self.a) | (out > self.b)
+        return out
+
+
+class HeNormal(Initializer):
+    """Kaiming normal: N(0, std^2), std = gain / sqrt(fan) (fan_in or fan_out)."""
+
+    def __init__(self, negative_slope=0, mode="fan_in", nonlinearity="leaky_relu"):
+        self.negative_slope, self.mode, self.nonlinearity = negative_slope, mode, nonlinearity
+
+    def _sample(self, shape):
+        std = _gain(self.negative_slope, self.nonlinearity) / math.sqrt(_fan(shape, self.mode))
+        return _RNG[0].normal(0.0, std, shape)
+
+
+class XavierNormal(Initializer):
+    """Glorot normal: N(0, std^2), std = gain * sqrt(2 / (fan_in + fan_out))."""
+
+    def __init__(self, gain=1.0):
+        self.gain = gain
+
+    def _sample(self, shape):
+        fan_in, fan_out = _fans(shape)
+        return _RNG[0].normal(0.0, self.gain * math.sqrt(2.0 / max(fan_in + fan_out, 1)),
+                              shape)
+
+
 class Constant(Initializer):
     """Every element `value`."""
 
@@ -121,7 +182,10 @@ class One(Constant):
 # MindSpore's initializer names (lower case) and the class each one makes.
 _BY_NAME = {"normal": Normal, "uniform": Uniform, "zeros": Zero, "zero": Zero, "ones": One,
             "one": One, "he_uniform": HeUniform, "heuniform": HeUniform,
-            "xavier_uniform": XavierUniform, "xavieruniform": XavierUniform}
+            "xavier_uniform": XavierUniform, "xavieruniform": XavierUniform,
+            "truncatednormal": TruncatedNormal, "truncated_normal": TruncatedNormal,
+            "he_normal": HeNormal, "henormal": HeNormal, "xavier_normal": XavierNormal,
+            "xaviernormal": XavierNormal}
 
 
 def initializer(init, shape, dtype=dt.float32) -> Tensor:

@@ -10,6 +10,7 @@ from .functional import max, min, sum, abs, pow, all, any, round  # noqa: F401  
 from .extra_ops import slice  # noqa: F401  (shadows the builtin, as mindspore.ops.slice)
 from .primitives import *  # noqa: F401,F403
 from .primitives import Primitive
+from .primitive import constexpr  # noqa: F401
 from .misc_ops import *  # noqa: F401,F403
 from .layer_primitives import *  # noqa: F401,F403
 from .state_ops import *  # noqa: F401,F403
