@@ -1,4 +1,5 @@
-"""Random operators (Dropout) and the generators they draw from.
+"""Random operators (Dropout, RandomNormal, RandomUniform, RandomInt) and the generators
+they draw from.
 
 A random kernel draws from a generator held here when it runs, so eager and graph mode
 draw the same numbers in the same order after `ms.set_seed(n)` reseeds them. Drawing
@@ -11,13 +12,14 @@ from typing import Dict, Optional
 
 import numpy as np
 
-from ..registry import register_op
+from .. import dtypes as dt
+from ..registry import NOT_DIFFERENTIABLE, REQUIRED, register_op
 from ..types import TensorType
 from .common import fail
 
 __all__ = ["reseed", "generator", "RANDOM_OPS"]
 
-RANDOM_OPS = frozenset({"Dropout"})
+RANDOM_OPS = frozenset({"Dropout", "RandomNormal", "RandomUniform", "RandomInt"})
 
 _SEED = [0]
 _GLOBAL = [np.random.default_rng(0)]
@@ -73,3 +75,70 @@ register_op("Dropout", ("x",), {"keep_prob": 0.5, "seed": None}, infer=_dropout_
             effects="random",
             doc="x * mask / keep_prob with a random 0/1 mask (1 with probability keep_prob); "
                 "outputs the result and the mask")
+
+
+# -- tensors of random numbers (ops.standard_normal, ops.rand, ops.randint, ...) -----------
+def _check_seed(op, seed):
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
+        raise fail(op, f"seed must be None or a non-negative int, got {seed!r}")
+
+
+def _shape_of(op, shape):
+    if not isinstance(shape, tuple) or not all(
+            isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= 0
+            for d in shape):
+        raise fail(op, f"shape must be a tuple of non-negative ints, got {shape!r}")
+    return tuple(int(d) for d in shape)
+
+
+def _float_infer(op):
+    def infer(ts, attrs):
+        d = dt.as_dtype(attrs["dtype"])
+        if not d.is_floating:
+            raise fail(op, f"makes floating tensors, not {d}")
+        _check_seed(op, attrs["seed"])
+        return TensorType(d, _shape_of(op, attrs["shape"]))
+    return infer
+
+
+def _normal_factory(in_types, out_types, attrs):
+    shape, seed, d = attrs["shape"], attrs["seed"], out_types[0].dtype.np
+    return lambda: generator(seed).standard_normal(shape).astype(d)
+
+
+def _uniform_factory(in_types, out_types, attrs):
+    shape, seed, d = attrs["shape"], attrs["seed"], out_types[0].dtype.np
+    return lambda: generator(seed).random(shape).astype(d)
+
+
+def _int_infer(ts, attrs):
+    d = dt.as_dtype(attrs["dtype"])
+    if not d.is_integer:
+        raise fail("RandomInt", f"makes integer tensors, not {d}")
+    low, high = attrs["low"], attrs["high"]
+    if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+               for v in (low, high)) or not low < high:
+        raise fail("RandomInt", f"needs ints low < high, got {low!r} and {high!r}")
+    _check_seed("RandomInt", attrs["seed"])
+    return TensorType(d, _shape_of("RandomInt", attrs["shape"]))
+
+
+def _int_factory(in_types, out_types, attrs):
+    shape, seed, d = attrs["shape"], attrs["seed"], out_types[0].dtype.np
+    low, high = int(attrs["low"]), int(attrs["high"])
+    return lambda: generator(seed).integers(low, high, shape).astype(d)
+
+
+register_op("RandomNormal", (), {"shape": REQUIRED, "dtype": dt.float32, "seed": None},
+            infer=_float_infer("RandomNormal"), kernel_factory=_normal_factory,
+            exact_dtype=True, family="extern", effects="random", grad=NOT_DIFFERENTIABLE,
+            doc="a tensor of draws from N(0, 1)")
+register_op("RandomUniform", (), {"shape": REQUIRED, "dtype": dt.float32, "seed": None},
+            infer=_float_infer("RandomUniform"), kernel_factory=_uniform_factory,
+            exact_dtype=True, family="extern", effects="random", grad=NOT_DIFFERENTIABLE,
+            doc="a tensor of draws from U[0, 1)")
+register_op("RandomInt", (), {"shape": REQUIRED, "low": REQUIRED, "high": REQUIRED,
+                              "dtype": dt.int64, "seed": None},
+            infer=_int_infer, kernel_factory=_int_factory, exact_dtype=True,
+            family="extern", effects="random", grad=NOT_DIFFERENTIABLE,
+            doc="a tensor of integers drawn uniformly from [low, high)")
