@@ -586,3 +586,33 @@ def _layer_norm(cx):
 
 
 __all__ = ["MAX_ELEMENTS"]
+
+
+@op("Compress")
+def _compress(cx):
+    """BooleanMask along axis 0 (the axis moved first and back); ONNX lets the
+    condition be shorter than the dim (the rest is dropped): x is cut to its length
+    first unless both lengths are known equal."""
+    x, cond = cx.x(0), cx.x(1)
+    if not cond.dtype.is_bool or (cond.shape is not None and len(cond.shape) != 1):
+        raise cx.where.damaged(f"the condition must be a 1-D bool tensor, got {cond.type}")
+    if not cx.attrs.has("axis"):
+        x = cx.emit("Flatten", x, start_dim=0, end_dim=-1) if x.shape != () else \
+            cx.emit("Reshape", x, shape=(1,))
+        axis = 0
+    else:
+        axis = _norm(cx, cx.attrs.int("axis"), _rank(cx, x))
+    perm = None
+    if axis:
+        perm = (axis,) + tuple(i for i in range(len(x.shape)) if i != axis)
+        x = cx.emit("Transpose", x, perm=perm)
+    n, m = x.shape[0] if x.shape else None, cond.shape[0] if cond.shape else None
+    if n is None or m is None or n != m:
+        if n is not None and m is not None and m > n:
+            raise cx.where.damaged(f"the condition has {m} entries for a dim of {n}")
+        length = cx.emit("Gather", cx.emit("Shape", cond), cx.array(0, D.int64), axis=0)
+        x = cx.emit("SliceRows", x, cx.array(0, D.int64), length)
+    y = cx.emit("BooleanMask", x, cond)
+    if perm is not None:
+        y = cx.emit("Transpose", y, perm=tuple(int(i) for i in np.argsort(perm)))
+    return [y]

@@ -39,7 +39,7 @@ matmul max mean min mish mod mul neg not_ onehot or_ pad pow prelu rangeop recip
 reduce_log_sum reduce_log_sum_exp reducel1 reducel2 reducemax reducemean reducemin
 reduceprod reducesum reducesumsquare relu reshape round selu shape shrink sigmoid sign
 sin size slice softmax softplus softsign split sqrt squeeze sub sum tanh
-thresholdedrelu tile topk transpose unsqueeze where xor averagepool maxpool
+thresholdedrelu tile topk transpose unsqueeze where xor averagepool maxpool compress
 """.split()
 
 # reason -> (regexes of case names, the error graphjit gives them): what graphjit lacks.
