@@ -8,13 +8,13 @@ iteration number and its last-value results need nodes of their own.
 from __future__ import annotations
 
 import numpy as np
-from onnx import TensorProto, helper
+from onnx import TensorProto
 
 from ..ir import dtypes as D
 from ..ir.control import loop_iteration_bound
 from ..ir.types import TensorType
 from .common import TO_ONNX
-from .export_ops import OPS, _dynamic_shape, check_pattern, scalar
+from .export_ops import OPS, _dynamic_shape, check_pattern
 from .exporter import NoOnnxForm
 
 _BOOL = TensorType(D.bool_, ())

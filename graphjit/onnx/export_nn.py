@@ -189,3 +189,33 @@ def _gather_d(ex, node):
         idx = cast(ex, idx, di, D.int64)
     return [ex.one("GatherElements", [inp(ex, node, 0), idx], axis=int(node.attrs["dim"]))]
 
+
+
+@op("BatchDot")
+def _batch_dot(ex, node):
+    """graphjit's kernel: move the contracted axes next to the batch, Reshape to
+    (batch, free, c) and (batch, c, free), MatMul, Reshape to the free dims."""
+    from .export_ops import _NUM, native
+    d = dt_out(node)
+    ra, rb = rank_in(node, 0), rank_in(node, 1)
+    i, j = (int(v) for v in node.attrs["axes"])
+    perm_a = [k for k in range(ra) if k != i] + [i]
+    perm_b = [0, j] + [k for k in range(1, rb) if k != j]
+    a = ex.one("Transpose", [cast(ex, inp(ex, node, 0), dt_in(node, 0), d)], perm=perm_a)
+    b = ex.one("Transpose", [cast(ex, inp(ex, node, 1), dt_in(node, 1), d)], perm=perm_b)
+    sa, sb = ex.one("Shape", [a]), ex.one("Shape", [b])
+
+    def part(s, lo, hi, prod=False):
+        piece = ex.one("Slice", [s, ex.i64([lo]), ex.i64([hi])])
+        return ex.one("ReduceProd", [piece], keepdims=1) if prod else piece
+    n, c = part(sa, 0, 1), part(sa, ra - 1, ra)
+    fa, fb = part(sa, 1, ra - 1, prod=True), part(sb, 2, rb, prod=True)
+    a3 = ex.one("Reshape", [a, ex.one("Concat", [n, fa, c], axis=0)], allowzero=1)
+    b3 = ex.one("Reshape", [b, ex.one("Concat", [n, c, fb], axis=0)], allowzero=1)
+    out = native(ex, "MatMul", [a3, b3], d, {D.int32, D.int64, D.float16, D.float32,
+                                            D.float64} & _NUM)
+    if ra == 2 and rb == 2:
+        shape = ex.one("Concat", [n, ex.i64([1])], axis=0)
+    else:
+        shape = ex.one("Concat", [n, part(sa, 1, ra - 1), part(sb, 2, rb)], axis=0)
+    return [ex.one("Reshape", [out, shape], allowzero=1)]

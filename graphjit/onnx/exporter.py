@@ -32,75 +32,141 @@ the last one gives the result). Constants a pattern needs are Constant nodes of
 the pattern. Graph outputs that are not the producing node's own output get an
 Identity named `gj.result.<k>`.
 
-Patterns (every op not listed maps to exactly one ONNX node of the same name
-and meaning: Add, Sub, Mul, Neg, Abs, Exp, Log, Sqrt, Reciprocal, Sin, Cos,
-Tanh, Sigmoid, Erf, Floor, Ceil, Round, Sign, Identity, Transpose, Shape, If,
-Loop; and Const -> Constant, ReLU -> Relu, Maximum -> Max, Minimum -> Min,
-Select -> Where, LogicalAnd/Or/Xor -> And/Or/Xor, LogicalNot -> Not,
-IsNan -> IsNaN, IsInf -> IsInf, Equal/Less/Greater -> same, LessEqual ->
-LessOrEqual, GreaterEqual -> GreaterOrEqual, StopGradient -> Identity,
-Cast -> Cast, ExpandDims -> Unsqueeze, Squeeze -> Squeeze, Reshape -> Reshape,
-BroadcastTo -> Expand, Gather -> Gather, BooleanMask -> Compress(axis=0),
-MatMul -> MatMul, Softmax / LogSoftmax (one int axis) -> Softmax / LogSoftmax,
-ReduceSum/Max/Min/Mean/Prod (float input) -> the ONNX reduction):
+Patterns. Every op not in the table maps to exactly one ONNX node of the same
+meaning: Add, Sub, Mul, Neg, Abs, Exp, Log, Sqrt, Reciprocal, Sin, Cos, Tanh,
+Sigmoid, Erf, Floor, Ceil, Round, Sign, Equal, Less, Greater, Transpose, Shape,
+Concat, Gather, MatMul, Cast, Identity, If, Loop of the same name; and
+Const -> Constant, ReLU -> Relu, Maximum -> Max, Minimum -> Min, Select -> Where,
+LogicalAnd/Or/Xor (bool inputs) -> And/Or/Xor, LogicalNot (bool) -> Not,
+IsNan -> IsNaN, LessEqual -> LessOrEqual, GreaterEqual -> GreaterOrEqual,
+StopGradient -> Identity, ExpandDims -> Unsqueeze, Squeeze -> Squeeze (axes
+given, or none when the squeezed dims are unknown), Reshape -> Reshape
+(allowzero=1 when the shape holds a 0), BroadcastTo -> Expand (-1 as 1),
+BooleanMask -> Compress(axis=0), Softmax / LogSoftmax (one int axis, rank >= 1)
+-> Softmax / LogSoftmax, GatherD -> GatherElements, the float reductions ->
+ReduceSum (axes as an input) / ReduceMax / ReduceMin / ReduceMean / ReduceProd,
+Load -> no node (its value is the Parameter's initializer; the state token has
+no ONNX value), SliceRows -> Slice, ReshapeDynamic / ReshapeLike -> Reshape,
+BroadcastLike -> Expand, Conv2D -> Conv, MaxPool -> MaxPool, AvgPool ->
+AveragePool (the latter three with an Unsqueeze/Squeeze of axis 0 for a rank-3
+input; Conv pads are [top, left, bottom, right], 'same' is auto_pad=SAME_UPPER).
 
-  graphjit op          ONNX pattern (in emission order)
+Around any of these, two regular wrappers (never counted as a pattern of its own):
+  * inputs of other dtypes than the compute dtype get a Cast first (promotion:
+    Add(f32, i32) is Cast(i32 -> f32) + Add), and a result Cast to graphjit's
+    output dtype where it differs (ReduceSum of int32 gives int64: Cast first);
+  * where ONNX Runtime has no kernel for the dtype, the op runs in a carrier
+    dtype: Cast in (bool/int8/int16/uint8 -> int32, float16 -> float32), the op,
+    Cast back; used only where the result is exact (Max/Min/Neg/Relu/MatMul/
+    ReduceMax/ArgMax/TopK/Unique of small integers, IsInf of float16...).
+
+  graphjit op          ONNX pattern (in emission order; Constants omitted)
   -------------------  ---------------------------------------------------------
-  any op, mixed dtypes  Cast of each input to the compute dtype, then the op
-  any op, a dtype ORT   Cast in (bool/int8/int16/uint8 -> int32, float16 ->
-    lacks a kernel for  float32) + the op + Cast back; only where exact
-  Load                 no node: the value is the initializer of the Parameter
   Add/Mul/Max/Min bool Or / And / Or / And
+  NotEqual             Equal, Not
+  LogicalAnd/Or/Xor    Cast of each non-bool input to bool, And / Or / Xor
+   (non-bool inputs)
+  LogicalNot (numbers) Equal(x, 0)
+  BitwiseAnd/Or/Xor    And / Or / Xor (bool only: opset 17 has no bitwise ops)
   RealDiv              (Casts to float) Div
-  FloorDiv, FloorMod,  integers: Constant 0, Equal(y,0), Where(y==0,1,y) ...
-   TruncateDiv, Mod    Div/Mod and fix-ups (x // 0 and x % 0 are 0, as numpy);
-                       floats: numpy's formulas with Mod(fmod=1), Div, Floor
-  Pow                  Pow (x ** y; an integer to a negative power truncates)
-  Log1p / Expm1        Constant 1, Add/Exp, Log/Sub, Equal, Div, Mul, Where
+  FloorDiv, FloorMod,  integers (in int32 or int64): Equal(y, 0), Equal(y, -1),
+   TruncateDiv, Mod    Or, Where(safe y), Div, Mod(fmod=1), fix-ups (Not, Equal, Xor,
+                       Less, And, Cast, Sub/Add/Neg), Where(y == -1), Where(y == 0,
+                       0): x // 0 and x % 0 are 0 as numpy, no INT_MIN / -1 trap;
+                       floats: numpy's npy_divmod with Mod(fmod=1), Div, Floor,
+                       Where; TruncateDiv: Div, Less, Ceil, Floor, Where;
+                       Mod: Mod(fmod=1)
+  Pow (integers)       Less(y, 0), Max(y, 0), Pow, Mod(fmod=1), Equal, Where x4:
+                       an integer to a negative power is 0, or +-1 for x = +-1
+  Log1p                Add(x, 1), Sub, Equal, Log, Div, Mul, IsInf, Where, Where
+  Expm1                Exp, Sub, Log, Div, Mul, IsInf, Where, Equal, Where, Equal,
+                       Where (float16: computed in float32 between Casts)
   Rsqrt                Sqrt, Reciprocal
-  Square               Mul(x, x)
-  Trunc                Constant 0, Less, Ceil, Floor, Where
-  Sign (bool)          Identity
-  Invert               bool: Not; integers: Constant -1, Sub(-1, x)
+  Square               Mul(x, x) (bool: And(x, x))
+  Trunc                Less(x, 0), Ceil, Floor, Where (ints and bool: Identity)
+  Floor/Ceil/Round     Identity for ints and bool
+  Sign/Abs/ReLU bool   Identity
+  ReLU int64/uint8     Max(x, 0)
+  Invert               bool: Not; integers: Sub(-1, x) (uint8: Sub(255, x))
+  IsNan/IsInf ints     Cast to float64 (float16: to float32), IsNaN / IsInf
   IsFinite             (Cast) IsInf, IsNaN, Or, Not
-  IsNan/IsInf (ints)   Cast to float64, IsNaN / IsInf
-  Reduce* (ints/bool)  Cast (to int64 for Sum/Prod, float32 for Mean, int32
-                       for Max/Min of bool/int16) + the reduction (+ Cast back)
-  ReduceSum/Mean f16   Cast to float32, reduce, Cast back (numpy accumulates
-                       float16 in float32)
-  ArgMax/ArgMin        axis None: Reshape to [-1] first; Cast if output int32;
-                       keep_dims with axis None: Reshape to [1]*rank
-  CumSum               Constant axis, CumSum (bool: Cast to int64 first)
-  Flatten              Reshape (Constant shape when it is static, else Shape,
-                       Slice, Concat of the kept dims)
-  Concat               (Casts) Concat
-  Stack                Unsqueeze of each input, Concat
-  Tile                 (Reshape to add leading 1 dims) Tile
-  Index                Slice (all slices at once) / Gather (each int index,
-                       scalar index: removes the dim) / Unsqueeze (None)
-  IndexUpdate          positions = Range over the elements reshaped like x,
-                       the Index pattern on them, ScatterElements on the
-                       flattened x, Reshape back
-  Fill                 Constant (the whole tensor)
-  Range                Constant (the whole tensor)
+  Select bool values   Cast x, y to uint8, Where, Cast back
+  ArgMax/ArgMin        axis None: Reshape(x, [-1]), ArgMax(axis 0), and with
+                       keep_dims a Reshape to [1] * rank; Cast to int32 if asked
+  CumSum               CumSum(x, axis) (bool: Cast to int64 first)
+  Flatten              Reshape (Constant shape if at most one dim is unknown, else
+                       Shape, Slice, ReduceProd, Slice, Concat, Reshape allowzero)
+  Stack                Unsqueeze(axis) of each input, Concat(axis)
+  Tile                 (Unsqueeze of leading axes when multiples is longer) Tile
+  Index                Slice (every slice at once: starts, ends, axes, steps),
+                       Gather (each int index, last dim first, scalar index),
+                       Unsqueeze (the None axes); Identity for x[...]
+  IndexUpdate          Shape, ReduceProd, Range, Reshape (positions), the Index
+                       pattern on them, Cast value, Expand(Shape(sub)), Reshape
+                       x to [-1], Reshape, Reshape, ScatterElements(axis 0),
+                       Reshape(Shape(x))
+  Fill, Range          Constant (the whole tensor)
   ZerosLike/OnesLike   Shape, ConstantOfShape
-  Softmax (axis tuple  ReduceMax, Sub, Exp, ReduceSum, Div (Log, Sub for
-   or rank 0)          LogSoftmax)
-  OneHot               Constant depth/values, OneHot (then Cast)
-  Check, CheckBound,   ReduceMin(Cast(ok, int32)) -> Cast bool, Not, Cast to
-   Assert              int64, Gather(Constant [0], that): fails when not ok
+  Softmax / LogSoftmax ReduceMax(keepdims), Sub, Exp, ReduceSum(keepdims), Div
+   (axis tuple or a    (LogSoftmax: ..., ReduceSum, Log, Sub)
+    scalar)
+  OneHot               Unsqueeze(indices, axis), Equal(classes Constant shaped
+                       (depth, 1, ...)), Where(on, off)
+  BatchNorm            Div(scale, Sqrt(Add(var, eps))), Sub(x, Reshape(mean)),
+                       Mul(Reshape(inv)), Add(Reshape(bias)); training first
+                       ReduceMean, Sub, Mul, ReduceMean, Reshape, Reshape
+  LayerNorm            ReduceMean, Sub, Mul, ReduceMean, Add(eps), Sqrt, Div,
+                       Mul(gamma), Add(beta)
+  TopK                 TopK(x, [k], sorted=1), Cast of the indices to int32
+  Sort                 Shape, Gather(axis), TopK(largest=descending), Cast
+  Unique               Unique(sorted=0), Shape(x), Reshape(inverse), Cast
+  BatchDot             Transpose, Transpose, Shape, Shape, Slices, ReduceProds,
+                       Concat, Reshape, Concat, Reshape, MatMul, Concat, Reshape
+  SumToLike            ReduceSum(axes) (float16 between Casts), Shape, Reshape
+  ConcatGrad           Shape, Gather per xs, Concat, Split
+  PadLike              Shape, Gather, Shape, Gather, Sub, Concat, Pad
+  GatherGrad,          positions (Shape, ReduceProd, Range, Reshape), Gather /
+   ScatterAddAlongAxis, GatherElements / Compress of them, ReduceProd,
+   BooleanMaskGrad     ConstantOfShape (zeros), Reshapes, ScatterElements
+                       (reduction add; none for BooleanMaskGrad), Reshape
+  IndexTake            Reshape(x, [-1]), Gather(Constant flat positions)
+  IndexPut/IndexAddAt  Cast, Expand, Reshape, (Gather: the last of repeated
+                       positions wins), Shape, Reshape, ScatterElements(Constant
+                       positions; reduction add for IndexAddAt), Reshape
+  Check, CheckBound,   Cast(ok, int32), ReduceMin, Cast(bool), Not, Cast(int64),
+   Assert              Gather(Constant [0], that): fails exactly when not ok; its
+                       output is read by nobody; doc_string "<error>: <message>"
   CheckNonZero         Equal(x, 0), Not, then the Check pattern; x passes on
-  Loop                 outer: trip count Cast to int64 scalar, Where(-1 ->
-                       INT64_MAX), Min with each sliced input's length (Shape,
-                       Gather); body: iteration number Cast/Reshape for
-                       current_iteration, Unsqueeze + Gather (axis) for each
-                       sliced input; after: Transpose + Shape + Slice +
-                       ReduceProd + Concat + Reshape for each concatenated
-                       output (scan outputs stack along a new axis 0)
+  If                   If; a branch result that is not made in the branch gets an
+                       Identity named gj.result.<name>; state outputs dropped; an
+                       If with only state outputs gets a bool output (Constant
+                       True in both branches) that nothing reads
+  Loop                 before: trip count Cast to int64 (Reshape to []), the
+                       check >= -1, Where(== -1, INT64_MAX) (a Constant for a
+                       constant count; none for -1), for each sliced input
+                       Shape, Gather(axis), Min; condition Reshape to [] if 1-D;
+                       initial values: the carried ones, zeros for each last-
+                       value output no back edge carries, a False flag when zero
+                       iterations are possible (then checked after the Loop);
+                       body inputs (iter, cond_in, carried...): nodes named
+                       gj.Loop.<n>/in<k> first: Cast(iter) (+ Reshape [1]) for
+                       current_iteration, Unsqueeze(iter) + Gather(x, axis) per
+                       sliced input; body outputs (cond [] , back-edged results,
+                       last values, the True flag, scan outputs); nodes named
+                       gj.Loop.<n>/out<k> after the body: Reshape of the
+                       condition to []; after: per concatenated output, Transpose
+                       (axis > 0: the new axis 0 next to the axis), Shape, Slice,
+                       ReduceProd, Slice, Concat, Reshape(allowzero=1). A Loop
+                       with no other output carries a bool nothing reads.
 
-Dropped: nothing that changes a successful result. Refused: Print, Dropout
-(random), Assign*, optimizer updates, integer BitwiseAnd/Or/Xor (opset 17 has
-none), CumProd, Sort/TopK/Unique and the gradient-only ops unless listed.
+Refused (OnnxExportError naming each node and line): Assign, AssignAdd,
+AssignSub and the optimizer updates (write state), Dropout (random), Print (io),
+integer BitwiseAnd/Or/Xor (opset 18), CumProd, MaxPool with return_indices,
+AvgPool with divisor_override, the backward ops of Conv2D, pools, BatchNorm,
+LayerNorm, BatchDot, Tile and ReduceProd (no form written yet), and a few shape
+cases (unknown ranks where a pattern needs the rank, advanced indexing of an
+input of unknown dims). Valid ONNX that ONNX Runtime has no kernel for is still
+written where a cast would not be exact (float64 Erf and Conv).
 """
 from __future__ import annotations
 
@@ -110,7 +176,7 @@ from typing import Dict, List, Optional, Sequence
 import numpy as np
 
 import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import helper, numpy_helper
 
 from ..ir.errors import GraphJitError
 from ..ir.graph import Graph, Node, Value

@@ -109,17 +109,19 @@ def _loop(cx: NodeCx):
     if len(cx.node.output) > n_carried + n_scan:
         raise cx.where.damaged(f"the node has {len(cx.node.output)} outputs, the body makes "
                                f"{n_carried + n_scan}")
-    trip = cx.opt(0)
-    trip = cx.array(-1, D.int64) if trip is None else _flag(cx, trip, "trip count M")
-    if trip.dtype is not D.int64:
-        raise cx.where.damaged(f"the trip count M must be int64, got {trip.type}")
-    cond = cx.opt(1)
-    cond = cx.array(True) if cond is None else _flag(cx, cond, "condition")
     # a trip count or condition computed from constants and static shapes is a Const:
     # graphjit then knows the iteration count, and the stacked outputs' dims
     from .import_ops import evaluate
-    trip, cond = (v if v.producer is not None and v.producer.op == "Const" or
-                  evaluate(v) is None else cx.array(evaluate(v)) for v in (trip, cond))
+
+    def folded(v):
+        c = evaluate(v)
+        return v if c is None or v.producer.op == "Const" else cx.array(c)
+    trip = cx.opt(0)
+    trip = cx.array(-1, D.int64) if trip is None else folded(_flag(cx, trip, "trip count M"))
+    if trip.dtype is not D.int64:
+        raise cx.where.damaged(f"the trip count M must be int64, got {trip.type}")
+    cond = cx.opt(1)
+    cond = cx.array(True) if cond is None else folded(_flag(cx, cond, "condition"))
     carried = [cx.x(2 + k) for k in range(n_carried)]
     names = [i.name for i in body.input]
     tr = cx.tr

@@ -308,6 +308,12 @@ class Translator:
                           _text(group[0][1].name).split("/")[0]):
                 self._collapse(scope, group, readers, outputs)
                 group = []
+            if n.op_type == "Identity" and _text(n.name).startswith("gj.result.") and \
+                    len(n.input) == 1 and len(n.output) == 1 and n.input[0] and n.output[0]:
+                # the exporter's Identity naming a graph output: the value itself
+                scope.names[n.output[0]] = scope.names[n.input[0]] \
+                    if n.input[0] in scope.names else scope.value(n.input[0], where)
+                continue
             self._node(scope, i, n, where)
             if key is not None:
                 group.append((i, n))
@@ -354,6 +360,8 @@ class Translator:
             raise e.with_context(prefix=f"ONNX {nw} in '{self.label}': ")
         except Exception as e:  # numpy or onnx meeting hostile data
             raise nw.damaged(f"cannot be translated ({type(e).__name__}: {e})") from e
+        if n.op_type == "Constant":     # a Const where the file has it (the round trip
+            outs = [scope.graph.apply("Const", value=v) for v in outs]   # keeps the order)
         wanted = [o for o in n.output]
         if len(outs) < len([o for o in wanted if o]) and \
                 any(o for o in wanted[len(outs):]):

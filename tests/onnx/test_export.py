@@ -561,3 +561,23 @@ def test_unknown_rank_output_has_no_shape(tmp_path):
     for shape in ((2, 1, 3), (1, 1, 1)):
         x = np.ones(shape, np.float32)
         assert compare(ort_run(sess, [x]), model.run_arrays([x])) is None
+
+
+@pytest.mark.parametrize("types,axes", [
+    ([(F32, (2, 3)), (F32, (2, 3))], (1, 1)),
+    ([(F32, (None, 3, 4)), (F32, (None, 4, 5, 2))], (2, 1)),
+    ([(I32, (2, 4, 3)), (I32, (2, 3))], (2, 1)),
+])
+def test_batch_dot(tmp_path, types, axes):
+    check_op(tmp_path, "BatchDot", types, {"axes": axes})
+
+
+@pytest.mark.parametrize("op", ["FloorDiv", "FloorMod", "TruncateDiv", "Mod"])
+def test_integer_division_of_the_constant_one(tmp_path, op):
+    """1 // y and 1 % y: ONNX Runtime's DivMulFusion once turned the pattern's
+    Div(1, y) * y into 1 (a float identity, wrong for integers)."""
+    g = Graph("one")
+    y = g.add_param(TensorType(I64, (4,)), "y")
+    g.set_results([g.apply(op, g.const(np.int64(1)), y)])
+    export_and_compare(CompiledModel(g), tmp_path, (),
+                       runs=[[np.array([2, -2, 1, 0], np.int64)]], name=op)
