@@ -219,7 +219,10 @@ def export(model_or_net, path, *example_inputs_or_specs) -> "onnx.ModelProto":
                             "inputs")
         model = model_or_net
     else:
-        model = ms_compile(model_or_net, *example_inputs_or_specs)
+        from ..tensor import Tensor
+        examples = [Tensor(x) if isinstance(x, np.ndarray) else x
+                    for x in example_inputs_or_specs]
+        model = ms_compile(model_or_net, *examples)
     proto = to_onnx(model)
     try:
         with open(os.fspath(path), "wb") as f:
@@ -449,6 +452,11 @@ class _Exporter:
                     self.names[id(v)] = name
         except NoOnnxForm as e:
             why = str(e)
+        except GraphJitError:
+            raise
+        except Exception as e:  # a bug of the exporter: named, never a bare KeyError
+            why = (f"the ONNX exporter failed on it ({type(e).__name__}: {e}); please "
+                   f"report this as a graphjit bug")
         pending = self._pending
         self._pending, self.current = saved_pending, saved_current
         if why is not None:

@@ -581,3 +581,13 @@ def test_integer_division_of_the_constant_one(tmp_path, op):
     g.set_results([g.apply(op, g.const(np.int64(1)), y)])
     export_and_compare(CompiledModel(g), tmp_path, (),
                        runs=[[np.array([2, -2, 1, 0], np.int64)]], name=op)
+
+
+def test_export_takes_arrays_and_refuses_examples_for_a_compiled_model(tmp_path):
+    proto = gx.export(Dense(), tmp_path / "d.onnx", np.ones((4, 3), np.float32))
+    assert [d.dim_value for d in proto.graph.input[0].type.tensor_type.shape.dim] == [4, 3]
+    model = ms.compile(Dense(), ms.Tensor(np.ones((4, 3), np.float32)))
+    with pytest.raises(TypeError, match="already compiled"):
+        gx.export(model, tmp_path / "e.onnx", np.ones((4, 3), np.float32))
+    with pytest.raises(OSError, match="cannot write"):
+        gx.export(model, tmp_path / "missing" / "e.onnx")
