@@ -181,3 +181,26 @@ def _index_put(ex, node):
 @op("IndexAddAt")
 def _index_add_at(ex, node):
     return _put(ex, node, add=True)
+
+
+@op("TileGrad")
+def _tile_grad(ex, node):
+    """graphjit's kernel: Reshape g to (r0, d0, r1, d1, ...) with like's dims, ReduceSum
+    over the copies (float16 in float32), Reshape to like's shape."""
+    reps = [int(r) for r in node.attrs["multiples"]]
+    r = rank_in(node, 1, "target")
+    full = max(r, len(reps))
+    lead = full - r
+    reps = [1] * (full - len(reps)) + reps
+    like_shape = ex.one("Shape", [inp(ex, node, 1)])
+    pieces = []
+    for k, rep in enumerate(reps):
+        pieces.append(ex.i64([rep]))
+        pieces.append(ex.i64([1]) if k < lead else
+                      ex.one("Slice", [like_shape, ex.i64([k - lead]), ex.i64([k - lead + 1])]))
+    d = dt_out(node)
+    work = D.float32 if d is D.float16 else d
+    g = cast(ex, inp(ex, node, 0), dt_in(node, 0), work)
+    split = ex.one("Reshape", [g, ex.one("Concat", pieces, axis=0)], allowzero=1)
+    s = ex.one("ReduceSum", [split, ex.i64(list(range(0, 2 * full, 2)))], keepdims=0)
+    return [ex.one("Reshape", [cast(ex, s, work, d), like_shape])]

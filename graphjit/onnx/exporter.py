@@ -124,6 +124,8 @@ Around any of these, two regular wrappers (never counted as a pattern of its own
                        Concat, Reshape, Concat, Reshape, MatMul, Concat, Reshape
   SumToLike            ReduceSum(axes) (float16 between Casts), Shape, Reshape
   ConcatGrad           Shape, Gather per xs, Concat, Split
+  TileGrad             Shape(like), Slices, Concat (r0, d0, r1, d1, ...), Reshape,
+                       ReduceSum(the r axes), Reshape(Shape(like))
   PadLike              Shape, Gather, Shape, Gather, Sub, Concat, Pad
   GatherGrad,          positions (Shape, ReduceProd, Range, Reshape), Gather /
    ScatterAddAlongAxis, GatherElements / Compress of them, ReduceProd,
@@ -163,7 +165,7 @@ Refused (OnnxExportError naming each node and line): Assign, AssignAdd,
 AssignSub and the optimizer updates (write state), Dropout (random), Print (io),
 integer BitwiseAnd/Or/Xor (opset 18), CumProd, MaxPool with return_indices,
 AvgPool with divisor_override, the backward ops of Conv2D, pools, BatchNorm,
-LayerNorm, BatchDot, Tile and ReduceProd (no form written yet), and a few shape
+LayerNorm, BatchDot and ReduceProd (no form written yet), and a few shape
 cases (unknown ranks where a pattern needs the rank, advanced indexing of an
 input of unknown dims). Valid ONNX that ONNX Runtime has no kernel for is still
 written where a cast would not be exact (float64 Erf and Conv).

@@ -189,7 +189,8 @@ def _axes(cx, since):
 @op("Squeeze")
 def _squeeze(cx):
     axes = _axes(cx, 13)
-    return [cx.emit("Squeeze", cx.x(0), axis=tuple(axes) if axes else None)]
+    axis = None if not axes else axes[0] if len(axes) == 1 else tuple(axes)
+    return [cx.emit("Squeeze", cx.x(0), axis=axis)]
 
 
 @op("Unsqueeze")

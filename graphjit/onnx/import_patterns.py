@@ -89,3 +89,129 @@ def _identical(a: np.ndarray, b: np.ndarray) -> bool:
         return bool(np.array_equal(a, b, equal_nan=True) and
                     np.array_equal(np.signbit(a), np.signbit(b)))
     return bool(np.array_equal(a, b))
+
+
+# -- Loops: sliced inputs and concatenated outputs --------------------------------------------
+def fold_loop_ports(graph) -> None:
+    """Give back graphjit's Loop port map where ONNX has only Loop's own (exact rewrites,
+    checked on the IR, names play no part):
+
+    - a concatenated output: ONNX stacks the body's result r along a new axis 0 (the
+      importer's ExpandDims(r, 0) in the body) and a Reshape merging dims 0 and 1 after
+      the Loop gives the concatenation of r along 0; the Loop then concatenates r;
+    - a sliced input: an invariant x the body reads only as Gather(x, [iteration],
+      axis) is x sliced along the axis, when the trip count is a constant at most x's
+      length there (then no Gather is out of range; a trip count equal to the length
+      becomes -1: the slices end the Loop there).
+    """
+    for node in list(graph.nodes):
+        for sub in node.subgraphs():
+            fold_loop_ports(sub)
+        if node.op == "Loop":
+            node = _fold_concatenated(graph, node)
+            _fold_sliced(graph, node)
+
+
+def _fold_concatenated(g, loop):
+    a = loop.attrs
+    body = a["body"]
+    results = list(body.results)
+    out_map = list(a["output_map"])
+    changed = []
+    for k, (ri, axis) in enumerate(out_map):
+        o = loop.outputs[k]
+        r = results[ri]
+        p = r.producer
+        if axis != 0 or p is None or p.op != "ExpandDims" or p.attrs["axis"] != 0 or \
+                len(r.users) or sum(x is r for x in results) != 1 or len(o.users) != 1:
+            continue
+        user = next(iter(o.users))
+        if user.op != "Reshape" or any(x is o for x in g.results) or o.shape is None or \
+                len(o.shape) < 2 or None in o.shape[:2]:
+            continue
+        if tuple(user.attrs["shape"]) != (o.shape[0] * o.shape[1],) + tuple(o.shape[2:]):
+            continue
+        changed.append((k, ri, p.inputs[0], user))
+    if not changed:
+        return loop
+    for k, ri, inner, user in changed:
+        results[ri] = inner
+    body.set_results(results)
+    with g.inserting_before(loop):
+        new = g.add_node("Loop", loop.inputs, dict(a), loc=loop.loc,
+                         names=[o.name for o in loop.outputs])
+    reshaped = {k: user for k, _, _, user in changed}
+    for k, (old, fresh) in enumerate(zip(loop.outputs, new.outputs)):
+        if k in reshaped:
+            user = reshaped[k]
+            if fresh.type != user.outputs[0].type:
+                raise AssertionError("a merged concatenation keeps its type")
+            fresh.name = user.outputs[0].name
+            g.replace_all_uses_with(user.outputs[0], fresh)
+            g.erase_node(user)
+        else:
+            g.replace_all_uses_with(old, fresh)
+    g.erase_node(loop)
+    for _, _, inner, _ in changed:       # the ExpandDims the results no longer read
+        for n in list(body.nodes):
+            if n.op == "ExpandDims" and not n.outputs[0].users and \
+                    all(r is not n.outputs[0] for r in body.results):
+                body.erase_node(n)
+    return new
+
+
+def _fold_sliced(g, loop) -> None:
+    import numpy as np
+    from ..ir.control import sliced_type
+    a = loop.attrs
+    body = a["body"]
+    ci = a["current_iteration"]
+    trip = loop.inputs[0].producer
+    if ci == -1 or trip is None or trip.op != "Const":
+        return
+    t = int(np.asarray(trip.attrs["value"]).reshape(-1)[0])
+    it = body.params[ci]
+    backed = {bp for _, bp in a["back_edges"]}
+    input_map = list(a["input_map"])
+    lengths = []
+    for e, (li, bp, axis) in enumerate(input_map):
+        if axis is not None or bp in backed:
+            continue
+        p = body.params[bp]
+        x = loop.inputs[li]
+        users = list(p.users)
+        if not users or any(r is p for r in body.results) or p.shape is None:
+            continue
+        ax = set()
+        for u in users:
+            idx = u.inputs[1] if u.op == "Gather" and len(u.inputs) == 2 else None
+            if idx is None or u.inputs[0] is not p or idx.producer is None or \
+                    idx.producer.op != "ExpandDims" or idx.producer.inputs[0] is not it or \
+                    idx.producer.attrs["axis"] not in (0, -1) or idx.shape != (1,):
+                break
+            ax.add(u.attrs["axis"] % len(p.shape))
+        else:
+            if len(ax) != 1:
+                continue
+            axis = ax.pop()
+            n = p.shape[axis]
+            if n is None or not 0 <= t <= n or x.type != p.type:
+                continue
+            p.type = sliced_type(p.type, axis)
+            for u in users:
+                body.replace_all_uses_with(u.outputs[0], p)
+                body.erase_node(u)
+            input_map[e] = (li, bp, axis)
+            lengths.append(n)
+    if not lengths:
+        return
+    loop.attrs = dict(a, input_map=tuple(input_map))
+    if all(n == t for n in lengths) and len(trip.outputs[0].users) == 1:
+        trip.attrs = dict(trip.attrs, value=np.array(-1, dtype=trip.attrs["value"].dtype))
+        cond = loop.inputs[1].producer
+        if cond is not None and cond.op == "Const":     # the front-end's order: -1, True
+            g.nodes.remove(trip)
+            g.nodes.insert(g.nodes.index(cond), trip)
+    for n in list(body.nodes):
+        if n.op == "ExpandDims" and n.inputs[0] is it and not n.outputs[0].users:
+            body.erase_node(n)

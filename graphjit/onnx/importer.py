@@ -25,7 +25,7 @@ from ..ir.types import TensorType
 from ..ir.verifier import verify
 from ..jit.compiled_model import CompiledModel
 from ..passes.eliminate_dead_values import eliminate_dead_values
-from .import_patterns import GROUP_NAME, collapse_group
+from .import_patterns import GROUP_NAME, collapse_group, fold_loop_ports
 from .import_read import (DEFAULT_DOMAINS, NeedsConstantError, OnnxImportError,
                           UnsupportedOnnxOpError, Where, opset_version, read_proto,
                           tensor_array, value_type)
@@ -81,6 +81,8 @@ def import_graph(model) -> Tuple[Graph, str]:
         raise where.damaged(f"the model cannot be read ({type(e).__name__}: {e})") from e
     eliminate_dead_values(graph)
     _drop_folded(graph)
+    fold_loop_ports(graph)
+    eliminate_dead_values(graph)
     try:
         verify(graph)
     except GraphJitError as e:

@@ -529,6 +529,8 @@ GRAD_CASES = [
      lambda r: [sample(F32, (5, 2), r), np.array(-4, np.int32), np.array(3)]),
     ("ReshapeDynamic", [(F32, (2, 6)), (I32, (3,))], {},
      lambda r: [sample(F32, (2, 6), r), np.array([3, -1, 2], np.int32)]),
+    ("TileGrad", [(F32, (4, 3)), (F32, (2, 3))], {"multiples": (2, 1)}, None),
+    ("TileGrad", [(F32, (2, 4, 6)), (F32, (2, 3))], {"multiples": (2, 2, 2)}, None),
     ("IndexTake", [(F32, (4, 3))], {"key": (np.array([0, 2, 0]),)}, None),
     ("IndexTake", [(F32, (4, 3))], {"key": (("slice", None, None, None), np.array([[1], [0]]))},
      None),
@@ -591,3 +593,25 @@ def test_export_takes_arrays_and_refuses_examples_for_a_compiled_model(tmp_path)
         gx.export(model, tmp_path / "e.onnx", np.ones((4, 3), np.float32))
     with pytest.raises(OSError, match="cannot write"):
         gx.export(model, tmp_path / "missing" / "e.onnx")
+
+
+@ms.jit
+def bound_in_loop(x, n):
+    i = 0
+    while i < n:
+        y = x * 2.0 + ops.cast(i, ms.float32)
+        i += 1
+    return y
+
+
+def test_a_name_bound_in_a_loop_that_ran_zero_times_fails_on_ort_too(tmp_path):
+    x = np.array([1.0, 2.0], np.float32)
+    model, sess = export_and_compare(
+        bound_in_loop, tmp_path, (ms.Tensor(x), ms.Tensor(np.array(2, np.int32))),
+        runs=[[x, np.array(k, np.int32)] for k in (1, 3)])
+    with pytest.raises(UnboundLocalError):
+        model.run_arrays([x, np.array(0, np.int32)])
+    with pytest.raises(Exception, match="out of data bounds"):
+        ort_run(sess, [x, np.array(0, np.int32)])
+    ops_used = {n.op_type for n in onnx.load(str(tmp_path / "m.onnx")).graph.node}
+    assert "Loop" in ops_used
