@@ -271,6 +271,8 @@ class _Scope:
 
     def __init__(self):
         self.nodes: List[onnx.NodeProto] = []
+        self.output_names = set()   # the graph outputs named so far
+        self.renamed: Dict[str, str] = {}   # a node output renamed to a graph output
 
 
 class _Exporter:
@@ -374,6 +376,7 @@ class _Exporter:
     def _final_name(self, scope: _Scope, name: str, want: str, k: int) -> str:
         """Give a graph output its final name: rename the producing node's output
         when this scope made it and nothing else named it, else an Identity."""
+        name = scope.renamed.get(name, name)
         producer = None
         for n in scope.nodes:
             if name in n.output:
@@ -387,6 +390,7 @@ class _Exporter:
                 if o == name:
                     producer.output[i] = want
             scope.output_names.add(want)
+            scope.renamed[name] = want
             return want
         if want in self.used:
             want = self.fresh(want)

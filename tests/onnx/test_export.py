@@ -615,3 +615,16 @@ def test_a_name_bound_in_a_loop_that_ran_zero_times_fails_on_ort_too(tmp_path):
         ort_run(sess, [x, np.array(0, np.int32)])
     ops_used = {n.op_type for n in onnx.load(str(tmp_path / "m.onnx")).graph.node}
     assert "Loop" in ops_used
+
+
+@ms.jit
+def returns_twice(x):
+    y = x * 2.0
+    return y, y, x, y + 1.0
+
+
+def test_a_value_returned_twice_and_an_input_returned(tmp_path):
+    x = np.array([1.0, -2.0], np.float32)
+    _, sess = export_and_compare(returns_twice, tmp_path, (ms.Tensor(x),))
+    names = [o.name for o in sess.get_outputs()]
+    assert len(set(names)) == 4 and "x" not in names
