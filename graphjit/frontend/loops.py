@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from .. import ops
 from ..ir.errors import GraphJitError, UnsupportedSyntaxError
+from . import analysis
 from .calls import GraphEnumerate, GraphRange, GraphZip
 from .control_flow import Record, already_left, branch, condition_value, describe
 from .joins import _MISSING, _lists_in, restore, snapshot
@@ -95,6 +96,11 @@ def build_for(b: FunctionBuilder, node: ast.For):
             ok = _try_rolled_range(b, node, items, loc)
             if ok:
                 return
+        elif isinstance(items, range) and n >= ROLL_MIN_STEPS:
+            # unrolled, a long loop with a large body builds n copies of it: slower to
+            # compile, and no faster to run unless its ops fuse across steps (small bodies)
+            if _try_rolled_range(b, node, items, loc, quiet=True):
+                return
         elif n > b.c.max_unroll:
             msg = (f"line {loc.line}: this `for` loop runs {n} times (more than max_unroll="
                    f"{b.c.max_unroll}) over a Python {type(it).__name__}; it is unrolled")
@@ -115,8 +121,23 @@ def _flags(b):
     return {f: b.env.get(f, _MISSING) for f in (BRK, CONT)}
 
 
-def _try_rolled_range(b, node, r: range, loc) -> bool:
-    """A constant range longer than max_unroll becomes a Loop if its body allows it."""
+#: A constant range of this many steps or more may be kept rolled (quiet=True below)...
+ROLL_MIN_STEPS = 32
+#: ...when unrolling it would put more than this many nodes in the graph.
+UNROLL_NODE_BUDGET = 1024
+
+
+class _Unroll(Exception):
+    """The rolled attempt of a constant range is given up: unroll it."""
+
+
+def _try_rolled_range(b, node, r: range, loc, quiet: bool = False) -> bool:
+    """A constant range longer than max_unroll becomes a Loop if its body allows it.
+
+    quiet: the range is within max_unroll; it is kept rolled only where unrolling
+    would build more than UNROLL_NODE_BUDGET nodes, and nothing is said either way.
+    Either way a loop whose body carries a Python int is unrolled: a Loop carries it
+    as an int64, which wraps where Python's ints grow."""
     env0, locs0 = dict(b.env), dict(b.locs)
     n_nodes = len(active().graph.nodes)
     state0 = active().save_state()
@@ -129,23 +150,52 @@ def _try_rolled_range(b, node, r: range, loc) -> bool:
         build_loop(b, node, "for", spec=LoopSpec([], len(r), _range_maker(r),
                                                  f"range({r.start}, {r.stop}, {r.step})"),
                    record=rec)
+        loops = [n for n in active().graph.nodes[n_nodes:] if n.op == "Loop"]
+        if _carries_python_int(b, node, loops[-1] if loops else None):
+            raise _Unroll("changes a Python int")
+        if quiet:
+            size = sum(1 for _ in loops[-1].attrs["body"].walk()) if loops else 0
+            if size * len(r) <= UNROLL_NODE_BUDGET:
+                raise _Unroll("small enough to unroll")
+            rec.reason = (f"range of {len(r)}: unrolled it would be {len(r)} copies of a "
+                          f"{size}-node body")
         loop_exit(b, node, outer_flags)
-        b.c.warnings.append(f"line {loc.line}: `for` over range({len(r)}) exceeds max_unroll="
-                            f"{b.c.max_unroll}; built as a Loop instead of unrolling")
+        if not quiet:
+            b.c.warnings.append(f"line {loc.line}: `for` over range({len(r)}) exceeds "
+                                f"max_unroll={b.c.max_unroll}; built as a Loop instead of "
+                                f"unrolling")
         return True
-    except (GraphJitError, TypeError, ValueError, IndexError) as e:
+    except (GraphJitError, TypeError, ValueError, IndexError, _Unroll) as e:
         b.env, b.locs = env0, locs0
         active().truncate(n_nodes)
         active().restore_state(state0)
         for l, old in lists:
             restore(l, old)
         del b.c.records[n_rec:]
+        if quiet:
+            return False
+        why = (f"{e} (a Loop would carry it as an int64, which wraps where a Python int "
+               f"grows)" if isinstance(e, _Unroll) else
+               f"needs the loop index as a Python number ({type(e).__name__}: "
+               f"{str(e).splitlines()[0]})")
         msg = (f"line {loc.line}: `for` over range({len(r)}) exceeds max_unroll="
-               f"{b.c.max_unroll}, but its body needs the loop index as a Python number "
-               f"({type(e).__name__}: {str(e).splitlines()[0]}); it is unrolled")
+               f"{b.c.max_unroll}, but its body {why}; it is unrolled")
         b.c.warnings.append(msg)
         warnings.warn(msg, RuntimeWarning, stacklevel=2)
         return False
+
+
+def _carries_python_int(b, node, loop) -> bool:
+    """Whether a Loop carries a value standing for a Python int: after it, a name the
+    body assigns (other than the loop's own index) is a weak integer Loop output."""
+    if loop is None:
+        return False
+    index = set(analysis.target_names(node.target))
+    for name, v in b.env.items():
+        if isinstance(v, GraphTensor) and v.weak and v.value.producer is loop and \
+                name not in index and v.dtype.is_integer:
+            return True
+    return False
 
 
 def _range_maker(r: range):
