@@ -283,6 +283,16 @@ def _join_lists(name, a, b, pairs, side_names, locs, where_loc):
     """Lists of other lengths on the two paths become one list of run-time length: the
     items of the longer list, each with a flag saying whether this path has it."""
     (head_a, rows_a), (head_b, rows_b) = _rows(a), _rows(b)
+    # a plain list against a list of run-time length that has only a prefix of known
+    # items (the path that skipped an append after a break, say): the plain list's first
+    # items are its prefix, the rest its rows
+    for (head_x, rows_x), (head_y, rows_y), y in (((head_a, rows_a), (head_b, rows_b), b),
+                                                  ((head_b, rows_b), (head_a, rows_a), a)):
+        k = len(head_x[0])
+        if isinstance(y, DynamicList) or head_x[1] or head_x[2] or not k or len(y) < k:
+            continue
+        head_y[0].extend(v for v, _ in rows_y[:k])
+        del rows_y[:k]
     same_head = all(len(x) == len(y) for x, y in zip(head_a, head_b)) and all(
         (p is None) == (q is None) for p, q in zip(head_a[2], head_b[2]))
     items = [v for v, _ in rows_a + rows_b]

@@ -1202,6 +1202,212 @@ class ReturnInNestedLoop(nn.Cell):
 def return_nested(): return ReturnInNestedLoop(), (rn(3, 3),)
 
 
+# ---- group 8: a transformer LM decoding greedily, seq2seq with GRU and attention, a
+# diffusion-style sampler, a MobileNet-like classifier, a list-appending greedy decoder
+
+class MultiHeadAttention(nn.Cell):
+    def __init__(self, d_model, n_heads, dropout=0.0):
+        super().__init__()
+        assert d_model % n_heads == 0
+        self.d_k = d_model // n_heads
+        self.h = n_heads
+        self.linears = nn.CellList([nn.Dense(d_model, d_model) for _ in range(4)])
+        self.dropout = nn.Dropout(p=dropout) if dropout > 0 else nn.Identity()
+    def construct(self, query, key, value, mask=None):
+        nbatches = query.shape[0]
+        query, key, value = [l(x).view(nbatches, -1, self.h, self.d_k).swapaxes(1, 2)
+                             for l, x in zip(self.linears, (query, key, value))]
+        scores = ops.matmul(query, key.swapaxes(-2, -1)) / (self.d_k ** 0.5)
+        if mask is not None:
+            scores = scores.masked_fill(mask == 0, -1e9)
+        p_attn = self.dropout(ops.softmax(scores, axis=-1))
+        x = ops.matmul(p_attn, value)
+        x = x.swapaxes(1, 2).view(nbatches, -1, self.h * self.d_k)
+        return self.linears[-1](x)
+
+class EncoderLayer(nn.Cell):
+    def __init__(self, d=8, h=2):
+        super().__init__()
+        self.attn = MultiHeadAttention(d, h)
+        self.ff = nn.SequentialCell(nn.Dense(d, 16), nn.GELU(), nn.Dense(16, d))
+        self.norm1 = nn.LayerNorm((d,), epsilon=1e-6)
+        self.norm2 = nn.LayerNorm((d,), epsilon=1e-6)
+    def construct(self, x, mask):
+        x = x + self.attn(self.norm1(x), self.norm1(x), self.norm1(x), mask)
+        return x + self.ff(self.norm2(x))
+
+class TinyLM(nn.Cell):
+    def __init__(self, vocab=11, d=8, n_layers=2, max_len=6, eos=1):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, d)
+        self.pos = Parameter(Tensor(R.standard_normal((max_len, d)).astype(np.float32) * 0.1), name='pos')
+        self.layers = nn.CellList([EncoderLayer(d) for _ in range(n_layers)])
+        self.head = nn.Dense(d, vocab)
+        self.max_len = max_len
+        self.eos = eos
+        self.causal = Tensor(np.tril(np.ones((max_len, max_len), np.int32)))
+    def forward_logits(self, ids):
+        T = ids.shape[1]
+        x = self.emb(ids) + self.pos[:T]
+        mask = self.causal[:T, :T].expand_dims(0).expand_dims(0)
+        for layer in self.layers:
+            x = layer(x, mask)
+        return self.head(x)
+    def construct(self, prompt):
+        # greedy decode into a fixed buffer; stop when every sequence produced eos
+        B, P = prompt.shape
+        buf = ops.zeros((B, self.max_len), ms.int32)
+        buf[:, :P] = prompt
+        done = ops.zeros((B,), ms.bool_)
+        n = P
+        for t in range(P, self.max_len):
+            logits = self.forward_logits(buf)
+            nxt = ops.argmax(logits[:, t - 1], dim=-1).astype(ms.int32)
+            nxt = ops.where(done, ops.zeros_like(nxt), nxt)
+            buf[:, t] = nxt
+            done = done | (nxt == self.eos)
+            n = t + 1
+            if done.all():
+                break
+        return buf, n
+@case
+def tiny_lm_greedy(): return TinyLM(), (Tensor(np.array([[2, 3], [4, 5]], np.int32)),)
+
+class Seq2SeqAttn(nn.Cell):
+    def __init__(self, vocab=9, h=6):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, h)
+        self.enc = nn.GRU(h, h, batch_first=True)
+        self.dec = nn.GRUCell(2 * h, h)
+        self.out = nn.Dense(h, vocab)
+        self.h = h
+    def construct(self, src, src_len, max_steps):
+        enc_out, h = self.enc(self.emb(src), seq_length=src_len)
+        h = h[0]
+        mask = ops.sequence_mask(src_len, src.shape[1])
+        tok = ops.zeros((src.shape[0],), ms.int32)
+        step = 0
+        total = ops.zeros((src.shape[0],), ms.float32)
+        while step < max_steps:
+            score = ops.bmm(enc_out, h.expand_dims(-1)).squeeze(-1)
+            score = ops.masked_fill(score, ~mask, float('-inf'))
+            a = ops.softmax(score, -1)
+            ctx = ops.bmm(a.expand_dims(1), enc_out).squeeze(1)
+            h = self.dec(ops.concat((self.emb(tok), ctx), -1), h)
+            logp = ops.log_softmax(self.out(h), -1)
+            val, tok = ops.max(logp, axis=-1)
+            tok = tok.astype(ms.int32)
+            total = total + val
+            step += 1
+        return total, h, step
+@case
+def seq2seq_attention(): return Seq2SeqAttn(), (Tensor(R.integers(1, 9, (2, 5)).astype(np.int32)), Tensor(np.array([5, 3], np.int32)), Tensor(3, ms.int32))
+
+class DiffusionSampler(nn.Cell):
+    def __init__(self, T=4):
+        super().__init__()
+        self.net = nn.SequentialCell(nn.Dense(3 + 1, 16), nn.SiLU(), nn.Dense(16, 3))
+        betas = np.linspace(1e-3, 0.2, T).astype(np.float32)
+        self.betas = Tensor(betas)
+        self.alphas_cumprod = Tensor(np.cumprod(1 - betas).astype(np.float32))
+        self.T = T
+    def construct(self, x):
+        for t in reversed(range(self.T)):
+            tt = ops.full((x.shape[0], 1), float(t) / self.T, dtype=ms.float32)
+            eps = self.net(ops.concat((x, tt), -1))
+            beta = self.betas[t]
+            x = (x - beta / ops.sqrt(1 - self.alphas_cumprod[t]) * eps) / ops.sqrt(1 - beta)
+            if t > 0:
+                x = x + ops.sqrt(beta) * ops.randn_like(x)
+        return x
+@case
+def diffusion_sampler(): return DiffusionSampler(), (rn(2, 3),)
+
+
+STATEFUL.add("diffusion_sampler")     # draws from the generators (reseeded per mode)
+
+class ConvNetDyn(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.features = nn.SequentialCell(
+            nn.Conv2d(3, 8, 3, pad_mode='pad', padding=1), nn.BatchNorm2d(8), nn.ReLU6(),
+            nn.Conv2d(8, 8, 3, stride=2, pad_mode='same', group=2), nn.HSwish(),
+            nn.AdaptiveAvgPool2d((1, 1)))
+        self.classifier = nn.SequentialCell(nn.Flatten(), nn.Dropout(p=0.2), nn.Dense(8, 4))
+    def construct(self, x):
+        f = self.features(x)
+        logits = self.classifier(f)
+        probs = ops.softmax(logits, -1)
+        top_p, top_i = ops.topk(probs, 2)
+        if (top_p[:, 0] - top_p[:, 1]).min() < 0.05:
+            logits = logits / 2.0
+        return logits, top_i
+@case
+def mobilenet_like():
+    n = ConvNetDyn(); n.set_train(False); return n, (rn(2, 3, 8, 8),)
+
+
+
+class GreedyDecoderList(nn.Cell):
+    """The usual greedy decoder: tokens appended to a list, break at eos, stacked after
+    the loop (a list of run-time length in graph mode)."""
+
+    def __init__(self, vocab=7, hidden=6, max_len=8, eos=2):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab, hidden)
+        self.proj = nn.Dense(hidden, vocab)
+        self.rnn = nn.Dense(2 * hidden, hidden)
+        self.max_len = max_len
+        self.eos = eos
+
+    def construct(self, h, start):
+        tok = start
+        tokens = []
+        scores = []
+        for _ in range(self.max_len):
+            e = self.embedding(tok)
+            h = ops.tanh(self.rnn(ops.concat((e, h), axis=-1)))
+            logits = self.proj(h)
+            tok = ops.argmax(logits, dim=-1).astype(ms.int32)
+            tokens.append(tok)
+            scores.append(logits.max(-1))
+            if (tok == self.eos).all():
+                break
+        return ops.stack(tokens, axis=1), ops.stack(scores, 1).sum(1), len(tokens)
+
+
+@case
+def greedy_decode_list():
+    ms.set_seed(3)
+    return GreedyDecoderList(eos=3), (rn(2, 6), Tensor(np.array([0, 1], np.int32)))
+
+
+class AppendThenBreak(nn.Cell):
+    def construct(self, x, limit):
+        outs = []
+        for i in range(5):
+            x = x * 2
+            outs.append(x)
+            if x.sum() > limit:
+                break
+        return ops.stack(outs), len(outs)
+
+
+def test_a_list_appended_before_a_break_in_an_unrolled_loop_joins():
+    """The iteration that runs appends; the one skipped by the break does not: the list
+    joins as a list of run-time length whatever iteration breaks (once a TypeJoinError:
+    'a list of run-time length built by other loops')."""
+    net = AppendThenBreak()
+    x = Tensor(np.ones(2, np.float32))
+    for limit in (1.0, 5.0, 20.0, 1000.0):
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+        eager = net(x, Tensor(limit))
+        ms.set_context(mode=ms.GRAPH_MODE)
+        graph = net(x, Tensor(limit))
+        assert not compare_results(graph, eager), limit
+        assert graph[0].shape == eager[0].shape
+    assert len(net.compile_cache()) == 1
+
 # ---- the runner ------------------------------------------------------------------------
 
 
