@@ -3,7 +3,10 @@ exporter.py): Conv2D, MaxPool, AvgPool, BatchNorm, LayerNorm, Sort, TopK, Unique
 GatherD."""
 from __future__ import annotations
 
+import numpy as np
+
 from ..ir import dtypes as D
+from ..ir.types import TensorType
 from .export_ops import cast, dt_in, dt_out, inp, op, rank_in, scalar
 from .exporter import NoOnnxForm
 
@@ -219,3 +222,54 @@ def _batch_dot(ex, node):
     else:
         shape = ex.one("Concat", [n, part(sa, 1, ra - 1), part(sb, 2, rb)], axis=0)
     return [ex.one("Reshape", [out, shape], allowzero=1)]
+
+
+@op("CumProd")
+def _cumprod(ex, node):
+    """ONNX has no CumProd: a Loop over the axis (moved to the front, reversed with a
+    Slice of step -1 when asked) multiplies a running product row by row, in order, as
+    numpy's cumprod does; its scan output is the result (the running product before
+    the row for exclusive)."""
+    from onnx import helper, numpy_helper
+    a = node.attrs
+    t = node.inputs[0].type
+    r = rank_in(node)
+    axis = int(a["axis"]) % r
+    d = dt_out(node)
+    work = D.float32 if d is D.float16 else d
+    x = cast(ex, inp(ex, node), dt_in(node), work)
+    perm = [axis] + [k for k in range(r) if k != axis]
+    if axis:
+        x = ex.one("Transpose", [x], perm=perm)
+    flip = [ex.i64([-1]), ex.i64([np.iinfo(np.int64).min]), ex.i64([0]), ex.i64([-1])]
+    if a["reverse"]:
+        x = ex.one("Slice", [x] + flip)
+    shp = ex.one("Shape", [x])
+    n = ex.one("Gather", [shp, ex.i64(0)], axis=0)
+    rest = ex.one("Slice", [shp, ex.i64([1]), ex.i64([r])])
+    one = ex.one("ConstantOfShape", [rest], value=numpy_helper.from_array(
+        np.ones(1, dtype=work.np)))
+    rest_type = TensorType(work, tuple(t.shape[k] for k in perm[1:]))
+    op_n = ex.current[1]
+    it, c_in, acc = ex.fresh("iter"), ex.fresh("cond_in"), ex.fresh("acc_in")
+    row, new, c_out = ex.fresh("row"), ex.fresh("acc"), ex.fresh("cond")
+    scan = ex.fresh("scan")
+    body_nodes = [
+        helper.make_node("Identity", [c_in], [c_out], name=f"gj.CumProd.{op_n}/in0"),
+        helper.make_node("Gather", [x, it], [row], axis=0, name=f"gj.CumProd.{op_n}/in1"),
+        helper.make_node("Mul", [acc, row], [new], name=f"gj.CumProd.{op_n}/in2"),
+        helper.make_node("Identity", [acc if a["exclusive"] else new], [scan],
+                         name=f"gj.CumProd.{op_n}/in3"),
+    ]
+    body = helper.make_graph(
+        body_nodes, f"cumprod_{op_n}",
+        [ex.value_info(it, TensorType(D.int64, ())), ex.value_info(c_in, TensorType(D.bool_, ())),
+         ex.value_info(acc, rest_type)],
+        [ex.value_info(c_out, TensorType(D.bool_, ())), ex.value_info(new, rest_type),
+         ex.value_info(scan, rest_type)])
+    _, y = ex.emit("Loop", [n, ex.const(np.asarray(True)), one], n_out=2, body=body)
+    if a["reverse"]:
+        y = ex.one("Slice", [y] + flip)
+    if axis:
+        y = ex.one("Transpose", [y], perm=[int(p) for p in np.argsort(perm)])
+    return [cast(ex, y, work, d)]

@@ -94,6 +94,11 @@ Around any of these, two regular wrappers (never counted as a pattern of its own
   ArgMax/ArgMin        axis None: Reshape(x, [-1]), ArgMax(axis 0), and with
                        keep_dims a Reshape to [1] * rank; Cast to int32 if asked
   CumSum               CumSum(x, axis) (bool: Cast to int64 first)
+  CumProd              (Cast) (Transpose the axis to 0) (Slice step -1 for reverse),
+                       Shape, Gather, Slice, ConstantOfShape(1), Loop whose body
+                       (nodes gj.CumProd.<n>/in<k>) is Identity(cond), Gather(x,
+                       iter), Mul(acc, row), Identity (the scan output: acc for
+                       exclusive), then the Slice and Transpose back (Cast)
   Flatten              Reshape (Constant shape if at most one dim is unknown, else
                        Shape, Slice, ReduceProd, Slice, Concat, Reshape allowzero)
   Stack                Unsqueeze(axis) of each input, Concat(axis)
@@ -163,7 +168,7 @@ Around any of these, two regular wrappers (never counted as a pattern of its own
 
 Refused (OnnxExportError naming each node and line): Assign, AssignAdd,
 AssignSub and the optimizer updates (write state), Dropout (random), Print (io),
-integer BitwiseAnd/Or/Xor (opset 18), CumProd, MaxPool with return_indices,
+integer BitwiseAnd/Or/Xor (opset 18), MaxPool with return_indices,
 AvgPool with divisor_override, the backward ops of Conv2D, pools, BatchNorm,
 LayerNorm, BatchDot and ReduceProd (no form written yet), and a few shape
 cases (unknown ranks where a pattern needs the rank, advanced indexing of an
