@@ -115,10 +115,31 @@ def _index_update_by_tensor(x, key, value):
         rows = Tensor._wrap(np.arange(n, dtype=k[0].dtype.np))
         mask = reshape(equal(rows, i), (n,) + (1,) * (len(shape) - 1))
         return where(mask, every_row, xt)
+    pos = [j for j, r in enumerate(k)] if isinstance(k, tuple) else []
+    pos = [j for j in pos if isinstance(k[j], TensorLike)]
+    if len(pos) == 1 and shape and pos[0] < len(shape) and shape[pos[0]] is not None:
+        p = pos[0]
+        t = k[p]
+        if t.dtype.is_integer and t.type.shape in ((), (1,)) and builtins.all(
+                isinstance(r, slice) and r == slice(None) for r in k[:p]) and builtins.all(
+                isinstance(r, (int, np.integer, slice)) and not isinstance(r, bool)
+                for r in k[p + 1:]):
+            # x[:, ..., i, rest] = v (buf[:, t] = token in a decoding loop): update axis p
+            # everywhere at `rest`, keep only position i
+            n = shape[p]
+            target = getitem(xt, tuple(k[:p]) + (0,) + tuple(k[p + 1:]))
+            vb = add(v, zeros_like(target))            # v in the shape x[key] has
+            every = index_update(xt, tuple(k[:p]) + (slice(None),) + tuple(k[p + 1:]),
+                                 expand_dims(vb, p))
+            i = reshape(t, ())
+            i = where(i < 0, i + n, i)
+            rows = Tensor._wrap(np.arange(n, dtype=t.dtype.np))
+            mask = reshape(equal(rows, i), (1,) * p + (n,) + (1,) * (len(shape) - p - 1))
+            return where(mask, every, xt)
     raise UnsupportedSyntaxError(
         "item assignment with this tensor index (a bool mask of the tensor's shape, or one "
-        "integer on the first axis, possibly followed by ints and slices, keep the shapes "
-        "known)", hint="use ops.where(mask, value, x)")
+        "integer tensor on an axis after full slices (x[i], x[:, i]), possibly followed by "
+        "ints and slices, keep the shapes known)", hint="use ops.where(mask, value, x)")
 
 
 def runtime_print(args, sep=" ", end="\n"):

@@ -244,3 +244,34 @@ def test_eager_integer_tensors_as_slice_bounds_as_in_pynative_mindspore():
     eager = net(x)
     ms.set_context(mode=ms.GRAPH_MODE)
     assert not compare_results(net(x), eager)
+
+
+class _ColumnWrites(nn.Cell):
+    def construct(self, x, t, v):
+        y = x * 1
+        y[:, t] = v
+        y[:, :, t, 1] = 7.0
+        y[:, t, 0:2] = v.sum()
+        return y
+
+
+@pytest.mark.parametrize("t", [0, 2, -1])
+def test_item_assignment_at_a_tensor_position_after_full_slices(t):
+    """buf[:, t] = v with t a tensor (a decoding loop's counter): the same in both modes
+    (it was refused: only the first axis took a tensor position), gradients too."""
+    net = _ColumnWrites()
+    x = ms.Tensor(R.standard_normal((2, 3, 4, 5)).astype(np.float32))
+    v = ms.Tensor(R.standard_normal((4, 5)).astype(np.float32))
+    ti = ms.Tensor(t, ms.int32)
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    eager = net(x, ti, v)
+    want = x.asnumpy().copy()
+    want[:, t] = v.asnumpy()
+    want[:, :, t, 1] = 7.0
+    want[:, t, 0:2] = v.asnumpy().sum()
+    np.testing.assert_allclose(eager.asnumpy(), want, rtol=1e-6)
+    ge = ms.grad(lambda a, b: (net(a, ti, b) ** 2).sum(), (0, 1))(x, v)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    assert not compare_results(net(x, ti, v), eager)
+    gg = ms.grad(lambda a, b: (net(a, ti, b) ** 2).sum(), (0, 1))(x, v)
+    assert not compare_results(gg, ge)
