@@ -484,3 +484,37 @@ def _check_nonzero(ex, node):
 
 
 from . import export_control, export_elementwise, export_grad, export_nn  # noqa: E402,F401,I001
+
+
+@op("CheckIntOverflow")
+def _check_int_overflow(ex, node):
+    """result itself; for a scalar result, the Check pattern on "x op y did not wrap":
+    Add: not (y > 0 and r < x or y < 0 and r > x); Sub: the same with r > x / r < x
+    swapped; Mul: x == 0, or x == -1 and y != INT_MIN, or r / x == y (x never 0 or -1
+    in that Div), with Or / And."""
+    r_t = node.inputs[0].type
+    r = inp(ex, node, 0)
+    if r_t.shape is None:
+        raise NoOnnxForm("its result has an unknown rank")
+    if r_t.shape != ():
+        return [r]
+    d = r_t.dtype
+    x, y = (cast(ex, inp(ex, node, i), dt_in(node, i), d) for i in (1, 2))
+    zero = scalar(ex, 0, d)
+    binary = node.attrs["binary"]
+    if binary in ("Add", "Sub"):
+        up, down = ("Less", "Greater") if binary == "Add" else ("Greater", "Less")
+        bad = ex.one("Or", [ex.one("And", [ex.one("Greater", [y, zero]), ex.one(up, [r, x])]),
+                            ex.one("And", [ex.one("Less", [y, zero]), ex.one(down, [r, x])])])
+        ok = ex.one("Not", [bad])
+    else:
+        minus = scalar(ex, -1, d)
+        special = ex.one("Or", [ex.one("Equal", [x, zero]), ex.one("Equal", [x, minus])])
+        safe = ex.one("Where", [special, scalar(ex, 1, d), x])
+        exact = ex.one("Equal", [ex.one("Div", [r, safe]), y])
+        by_minus = ex.one("Not", [ex.one("Equal", [y, scalar(ex, np.iinfo(d.np).min, d)])])
+        ok = ex.one("Or", [ex.one("Equal", [x, zero]), ex.one("Or", [
+            ex.one("And", [ex.one("Equal", [x, minus]), by_minus]),
+            ex.one("And", [ex.one("Not", [special]), exact])])])
+    check_pattern(ex, ok, "OverflowError: a Python int computed in the graph left int64")
+    return [r]

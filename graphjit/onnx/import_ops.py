@@ -490,7 +490,7 @@ def reduce_axes(cx: NodeCx, since: int):
         noop = cx.attrs.int("noop_with_empty_axes", 0)
     if not axes:
         return "noop" if noop else None
-    return tuple(axes)
+    return axes[0] if len(axes) == 1 else tuple(axes)
 
 
 @op(*_REDUCE)

@@ -215,3 +215,35 @@ def _fold_sliced(g, loop) -> None:
     for n in list(body.nodes):
         if n.op == "ExpandDims" and n.inputs[0] is it and not n.outputs[0].users:
             body.erase_node(n)
+
+
+def fold_stacks(graph) -> None:
+    """Concat(ExpandDims(x1, a), ..., axis=a) is Stack(x1, ..., axis=a) (exact: the
+    inputs of one type each get a new dim of size 1 there): graphjit's Stack again."""
+    for node in list(graph.nodes):
+        for sub in node.subgraphs():
+            fold_stacks(sub)
+        if node.op != "Concat" or not node.inputs:
+            continue
+        prods = [v.producer for v in node.inputs]
+        if any(p is None or p.op != "ExpandDims" for p in prods):
+            continue
+        out_rank = node.outputs[0].type.rank
+        if out_rank is None:
+            continue
+        axes = {p.attrs["axis"] % out_rank for p in prods}
+        xs = [p.inputs[0] for p in prods]
+        if len(axes) != 1 or node.attrs["axis"] % out_rank not in axes or \
+                len({x.type for x in xs}) != 1:
+            continue
+        if any(set(v.users) != {node} or any(r is v for r in graph.results)
+               for v in node.inputs):
+            continue
+        axis = prods[0].attrs["axis"]
+        try:
+            graph.rewrite_node(node, "Stack", xs, {"axis": axis})
+        except Exception:       # a type the rewrite would change: keep the Concat
+            continue
+        for p in dict.fromkeys(prods):
+            if not p.outputs[0].users:
+                graph.erase_node(p)

@@ -25,7 +25,7 @@ from ..ir.types import TensorType
 from ..ir.verifier import verify
 from ..jit.compiled_model import CompiledModel
 from ..passes.eliminate_dead_values import eliminate_dead_values
-from .import_patterns import GROUP_NAME, collapse_group, fold_loop_ports
+from .import_patterns import GROUP_NAME, collapse_group, fold_loop_ports, fold_stacks
 from .import_read import (DEFAULT_DOMAINS, NeedsConstantError, OnnxImportError,
                           UnsupportedOnnxOpError, Where, opset_version, read_proto,
                           tensor_array, value_type)
@@ -82,6 +82,7 @@ def import_graph(model) -> Tuple[Graph, str]:
     eliminate_dead_values(graph)
     _drop_folded(graph)
     fold_loop_ports(graph)
+    fold_stacks(graph)
     eliminate_dead_values(graph)
     try:
         verify(graph)

@@ -636,3 +636,24 @@ def test_a_value_returned_twice_and_an_input_returned(tmp_path):
     _, sess = export_and_compare(returns_twice, tmp_path, (ms.Tensor(x),))
     names = [o.name for o in sess.get_outputs()]
     assert len(set(names)) == 4 and "x" not in names
+
+
+@pytest.mark.parametrize("binary", ["Add", "Sub", "Mul"])
+def test_int_overflow_check(tmp_path, binary):
+    g = Graph("ovf")
+    x = g.add_param(TensorType(I64, ()), "x")
+    y = g.add_param(TensorType(I64, ()), "y")
+    r = g.apply(binary, x, y)
+    g.set_results([g.apply("CheckIntOverflow", r, x, y, binary=binary)])
+    model = CompiledModel(g)
+    big, small = np.iinfo(np.int64).max, np.iinfo(np.int64).min
+    fine = [(3, -4), (big, 0), (-1, small + 1)] + (
+        [(small, -1), (0, small + 1)] if binary == "Sub" else [(small, 1), (0, small)])
+    _, sess = export_and_compare(model, tmp_path, (), name=binary,
+                                 runs=[[np.array(a), np.array(b)] for a, b in fine])
+    wraps = {"Add": (big, 1), "Sub": (small, 1), "Mul": (-1, small)}[binary]
+    args = [np.array(wraps[0]), np.array(wraps[1])]
+    with pytest.raises(Exception, match="left int64"):
+        model.run_arrays(args)
+    with pytest.raises(Exception, match="out of data bounds"):
+        ort_run(sess, args)
