@@ -1,5 +1,5 @@
 """The ONNX form of the ops gradients and advanced indexing use (see the table in
-exporter.py): SliceRows, ReshapeDynamic, ReshapeLike, BroadcastLike, SumToLike,
+exporter.py): SliceRows, ReshapeDynamic, ReshapeTo, ReshapeLike, BroadcastLike, SumToLike,
 ConcatGrad, PadLike, GatherGrad, BooleanMaskGrad, ScatterAddAlongAxis, IndexTake,
 IndexPut and IndexAddAt.
 
@@ -53,7 +53,23 @@ def _slice_rows(ex, node):
 @op("ReshapeDynamic")
 def _reshape_dynamic(ex, node):
     shape = cast(ex, inp(ex, node, 1), dt_in(node, 1), D.int64)
-    return [ex.one("Reshape", [inp(ex, node, 0), shape])]
+    return [ex.one("Reshape", [inp(ex, node, 0), shape], allowzero=1)]
+
+
+@op("ReshapeTo")
+def _reshape_to(ex, node):
+    """Reshape (a 0 is a 0, as numpy's), then the Check pattern on the known dims of
+    shape_hint (graphjit raises where the result's dims differ from them)."""
+    from .export_ops import check_pattern
+    shape = cast(ex, inp(ex, node, 1), dt_in(node, 1), D.int64)
+    out = ex.one("Reshape", [inp(ex, node, 0), shape], allowzero=1)
+    hint = node.attrs["shape_hint"]
+    known = [k for k, h in enumerate(hint) if h is not None]
+    if known:
+        dims = ex.one("Gather", [ex.one("Shape", [out]), ex.i64(known)], axis=0)
+        ok = ex.one("Equal", [dims, ex.i64([int(hint[k]) for k in known])])
+        check_pattern(ex, ok, f"ValueError: cannot reshape to a shape other than {hint}")
+    return [out]
 
 
 @op("ReshapeLike")

@@ -46,7 +46,8 @@ BooleanMask -> Compress(axis=0), Softmax / LogSoftmax (one int axis, rank >= 1)
 -> Softmax / LogSoftmax, GatherD -> GatherElements, the float reductions ->
 ReduceSum (axes as an input) / ReduceMax / ReduceMin / ReduceMean / ReduceProd,
 Load -> no node (its value is the Parameter's initializer; the state token has
-no ONNX value), SliceRows -> Slice, ReshapeDynamic / ReshapeLike -> Reshape,
+no ONNX value), SliceRows -> Slice, ReshapeDynamic (allowzero=1) / ReshapeLike
+-> Reshape,
 BroadcastLike -> Expand, Conv2D -> Conv, MaxPool -> MaxPool, AvgPool ->
 AveragePool (the latter three with an Unsqueeze/Squeeze of axis 0 for a rank-3
 input; Conv pads are [top, left, bottom, right], 'same' is auto_pad=SAME_UPPER).
@@ -127,6 +128,9 @@ Around any of these, two regular wrappers (never counted as a pattern of its own
   Unique               Unique(sorted=0), Shape(x), Reshape(inverse), Cast
   BatchDot             Transpose, Transpose, Shape, Shape, Slices, ReduceProds,
                        Concat, Reshape, Concat, Reshape, MatMul, Concat, Reshape
+  ReshapeTo            Cast(shape, int64), Reshape(allowzero=1), and where
+                       shape_hint has known dims: Shape, Gather(those), Equal, the
+                       Check pattern
   SumToLike            ReduceSum(axes) (float16 between Casts), Shape, Reshape
   ConcatGrad           Shape, Gather per xs, Concat, Split
   TileGrad             Shape(like), Slices, Concat (r0, d0, r1, d1, ...), Reshape,
@@ -172,7 +176,8 @@ Around any of these, two regular wrappers (never counted as a pattern of its own
                        with no other output carries a bool nothing reads.
 
 Refused (OnnxExportError naming each node and line): Assign, AssignAdd,
-AssignSub and the optimizer updates (write state), Dropout (random), Print (io),
+AssignSub and the optimizer updates (write state), Dropout, RandomUniform,
+RandomNormal, RandomInt (random: ONNX Runtime's numbers would differ), Print (io),
 integer BitwiseAnd/Or/Xor (opset 18), MaxPool with return_indices,
 AvgPool with divisor_override, the backward ops of Conv2D, pools, BatchNorm,
 LayerNorm, BatchDot and ReduceProd (no form written yet), and a few shape

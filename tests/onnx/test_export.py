@@ -537,6 +537,8 @@ GRAD_CASES = [
      lambda r: [sample(F32, (5, 2), r), np.array(-4, np.int32), np.array(3)]),
     ("ReshapeDynamic", [(F32, (2, 6)), (I32, (3,))], {},
      lambda r: [sample(F32, (2, 6), r), np.array([3, -1, 2], np.int32)]),
+    ("ReshapeTo", [(F32, (2, 6)), (I64, (2,))], {"shape_hint": (None, 4)},
+     lambda r: [sample(F32, (2, 6), r), np.array([-1, 4])]),
     ("TileGrad", [(F32, (4, 3)), (F32, (2, 3))], {"multiples": (2, 1)}, None),
     ("TileGrad", [(F32, (2, 4, 6)), (F32, (2, 3))], {"multiples": (2, 2, 2)}, None),
     ("IndexTake", [(F32, (4, 3))], {"key": (np.array([0, 2, 0]),)}, None),
@@ -555,6 +557,17 @@ def test_gradient_and_advanced_index_op(tmp_path, op, types, attrs, make):
     tol = {"rtol": 1e-3, "atol": 1e-3} if types[0][0] is F16 else {}
     arrays = None if make is None else make(np.random.default_rng(0))
     check_op(tmp_path, op, types, attrs, arrays=arrays, seeds=(0,) if make else (0, 1), **tol)
+
+
+def test_reshape_to_checks_its_hint_on_ort_too(tmp_path):
+    model = op_model("ReshapeTo", [(F32, (2, 6)), (I64, (2,))], {"shape_hint": (None, 4)})
+    _, sess = export_and_compare(model, tmp_path, (), runs=[
+        [np.ones((2, 6), np.float32), np.array([3, 4])]])
+    bad = [np.ones((2, 6), np.float32), np.array([2, 6])]
+    with pytest.raises(Exception, match="cannot reshape"):
+        model.run_arrays(bad)
+    with pytest.raises(Exception, match="out of data bounds"):
+        ort_run(sess, bad)
 
 
 def test_concat_grad(tmp_path):
@@ -664,7 +677,7 @@ def test_int_overflow_check(tmp_path, binary):
 REFUSED = {
     "Assign", "AssignAdd", "AssignSub", "Adam", "ApplyAdagrad", "ApplyGradientDescent",
     "ApplyMomentum", "SGD",                                 # state updates
-    "Dropout", "Print",                                      # random, io
+    "Dropout", "RandomUniform", "RandomNormal", "RandomInt", "Print",   # random, io
     "AvgPoolGrad", "MaxPoolGrad", "Conv2DBackpropFilter", "Conv2DBackpropInput",
     "BatchNormGrad", "LayerNormGrad", "BatchDotGrad", "ReduceProdGrad",  # not written yet
 }
