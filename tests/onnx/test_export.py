@@ -687,3 +687,25 @@ def test_every_op_has_an_onnx_form_or_is_refused_on_purpose():
     from graphjit.ir.registry import all_ops
     from graphjit.onnx.export_ops import OPS
     assert set(all_ops()) - set(OPS) == REFUSED
+
+
+@ms.jit
+def shapes_differ_by_branch(x, n):
+    if x.sum() > 0:
+        y = ops.concat((x, x))
+    else:
+        y = x * 2.0
+    i = 0
+    while i < n:
+        y = ops.concat((y[1:], y[:1])) * 0.5
+        i += 1
+    return y
+
+
+def test_branches_and_iterations_of_different_shapes(tmp_path):
+    x = np.array([1.0, -2.0, 3.0], np.float32)
+    runs = [[v, np.array(k, np.int32)] for v in (x, -x) for k in (0, 2)]
+    model, _ = export_and_compare(shapes_differ_by_branch, tmp_path,
+                                  (ms.TensorSpec((None,), ms.float32),
+                                   ms.Tensor(np.array(1, np.int32))), runs=runs)
+    assert model.graph.results[0].type.shape == (None,)
