@@ -516,5 +516,6 @@ def _check_int_overflow(ex, node):
         ok = ex.one("Or", [ex.one("Equal", [x, zero]), ex.one("Or", [
             ex.one("And", [ex.one("Equal", [x, minus]), by_minus]),
             ex.one("And", [ex.one("Not", [special]), exact])])])
-    check_pattern(ex, ok, "OverflowError: a Python int computed in the graph left int64")
+    check_pattern(ex, ok, f"OverflowError: a Python int computed in the graph left int64 "
+                          f"(binary={binary})")
     return [r]

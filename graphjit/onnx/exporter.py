@@ -151,8 +151,9 @@ Around any of these, two regular wrappers (never counted as a pattern of its own
   CheckIntOverflow     scalar result: Add/Sub: Greater, Less/Greater, And, Less,
                        Greater/Less, And, Or, Not; Mul: Equal, Equal, Or, Where,
                        Div, Equal, Equal, Not, Equal, Equal, And, Not, And, Or, Or;
-                       then the Check pattern; the result passes on (no node when
-                       the result is not a scalar: graphjit checks scalars only)
+                       then the Check pattern (its Gather's doc_string ends with
+                       "(binary=Add)" etc.); the result passes on (no node when the
+                       result is not a scalar: graphjit checks scalars only)
   If                   If; a branch result that is not made in the branch gets an
                        Identity named gj.result.<name>; state outputs dropped; an
                        If with only state outputs gets a bool output (Constant

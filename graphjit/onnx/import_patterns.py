@@ -247,3 +247,65 @@ def fold_stacks(graph) -> None:
         for p in dict.fromkeys(prods):
             if not p.outputs[0].users:
                 graph.erase_node(p)
+
+
+_FULL = ("slice", None, None, None)
+
+
+def fold_indexes(graph) -> None:
+    """Gather(x, c, axis) of a constant scalar c inside x's known dim is Index(x, [:, ..,
+    c]) (exact: both count a negative c from the end), and an Index of an Index made of
+    full slices and ints is one Index: graphjit's basic indexing again."""
+    import numpy as np
+    for node in list(graph.nodes):
+        for sub in node.subgraphs():
+            fold_indexes(sub)
+        if node.op == "Gather" and node.inputs[1].producer is not None and \
+                node.inputs[1].producer.op == "Const":
+            x, c = node.inputs[0], np.asarray(node.inputs[1].producer.attrs["value"])
+            if c.shape != () or c.dtype.kind not in "iu" or x.shape is None:
+                continue
+            a = node.attrs["axis"] % max(len(x.shape), 1)
+            d = x.shape[a] if x.shape else None
+            if d is None or not -d <= int(c) < d:
+                continue
+            try:
+                graph.rewrite_node(node, "Index", [x], {"index": (_FULL,) * a + (int(c),)})
+            except Exception:       # a type the rewrite would change: keep the Gather
+                continue
+        if node.op == "Index":
+            inner = node.inputs[0].producer
+            if inner is None or inner.op != "Index" or set(inner.outputs[0].users) != {node} \
+                    or any(r is inner.outputs[0] for r in graph.results):
+                continue
+            merged = _compose(inner.attrs["index"], node.attrs["index"])
+            if merged is None:
+                continue
+            try:
+                graph.rewrite_node(node, "Index", [inner.inputs[0]], {"index": merged})
+            except Exception:
+                continue
+            graph.erase_node(inner)
+
+
+def _compose(k1, k2):
+    """The key of x[k1][k2] when k1 holds only full slices and ints and k2 only full
+    slices and ints (else None)."""
+    if any(not (e == _FULL or _is_int(e)) for e in k1 + k2):
+        return None
+    out = list(k1)
+    free = [i for i, e in enumerate(out) if e == _FULL]
+    extra = []
+    for j, e in enumerate(k2):
+        if j < len(free):
+            out[free[j]] = e
+        else:
+            extra.append(e)
+    out += extra
+    while out and out[-1] == _FULL:
+        out.pop()
+    return tuple(out)
+
+
+def _is_int(e) -> bool:
+    return isinstance(e, int) and not isinstance(e, bool)

@@ -25,7 +25,8 @@ from ..ir.types import TensorType
 from ..ir.verifier import verify
 from ..jit.compiled_model import CompiledModel
 from ..passes.eliminate_dead_values import eliminate_dead_values
-from .import_patterns import GROUP_NAME, collapse_group, fold_loop_ports, fold_stacks
+from .import_patterns import (GROUP_NAME, collapse_group, fold_indexes, fold_loop_ports,
+                              fold_stacks)
 from .import_read import (DEFAULT_DOMAINS, NeedsConstantError, OnnxImportError,
                           UnsupportedOnnxOpError, Where, opset_version, read_proto,
                           tensor_array, value_type)
@@ -83,6 +84,7 @@ def import_graph(model) -> Tuple[Graph, str]:
     _drop_folded(graph)
     fold_loop_ports(graph)
     fold_stacks(graph)
+    fold_indexes(graph)
     eliminate_dead_values(graph)
     try:
         verify(graph)
