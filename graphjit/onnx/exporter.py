@@ -296,6 +296,7 @@ class _Exporter:
         self.model = model
         self.graph: Graph = model.graph
         self.used = set()
+        self._next: Dict[str, int] = {}     # the next suffix to try per base name
         self.problems = []          # (op, loc, reason)
         self.counter = 0
         self.initializers = []
@@ -310,9 +311,10 @@ class _Exporter:
         if base not in self.used:
             self.used.add(base)
             return base
-        i = 1
+        i = self._next.get(base, 1)
         while f"{base}_{i}" in self.used:
             i += 1
+        self._next[base] = i + 1
         name = f"{base}_{i}"
         self.used.add(name)
         return name
