@@ -547,7 +547,7 @@ RULES: Dict[str, Callable] = {
     "Sort": _along_axis("axis"), "TopK": _along_axis("axis"), "GatherD": _gather_d,
     "Conv2D": _windows, "MaxPool": _windows, "AvgPool": _windows,
     "BatchNorm": _batch_norm, "LayerNorm": _layer_norm, "Dropout": _random,
-    "ZerosLike": _like, "OnesLike": _like, "CheckNonZero": _same,
+    "ZerosLike": _like, "OnesLike": _like, "CheckNonZero": _same, "CheckIntOverflow": _same,
     "Print": _no_outputs, "Assert": _no_outputs, "Check": _no_outputs,
     "CheckBound": _no_outputs,
 }

@@ -236,6 +236,9 @@ _PY_DIVISIONS = {
 }
 
 
+_PY_INT_EXACT = frozenset({"Add", "Sub", "Mul"})
+
+
 def binary(op: str, x, y):
     """Apply a binary op with the weak-scalar promotion rules of the module docstring."""
     if type(x) is Tensor and type(y) is Tensor:     # two eager tensors: nothing to promote
@@ -251,8 +254,13 @@ def binary(op: str, x, y):
         if symbolic and op in _PY_DIVISIONS:
             # graph values standing for Python numbers divide like Python numbers
             y = apply("CheckNonZero", y, message=_PY_DIVISIONS[op][k == "f"])
-        out = apply(op, to_tensor(x, d), y)
+        x = to_tensor(x, d)
+        out = apply(op, x, y)
         if isinstance(out, SymbolicTensor):
+            if d is dt.int64 and op in _PY_INT_EXACT:
+                # graph values standing for Python ints are int64s: where one would
+                # wrap, a Python int grows; say so at run time rather than wrap
+                out = apply("CheckIntOverflow", out, x, y, binary=op)
             out.weak = True
         return out
     if wx:

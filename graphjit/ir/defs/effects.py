@@ -69,6 +69,38 @@ register_op("CheckNonZero", ("x",), {"message": "division by zero"},
                 "dividing Python numbers)")
 
 
+_EXACT = {"Add": lambda a, b: a + b, "Sub": lambda a, b: a - b, "Mul": lambda a, b: a * b}
+
+
+def _int_overflow_factory(in_types, out_types, attrs):
+    op = attrs["binary"]
+    exact = _EXACT[op]
+
+    def k(r, a, b):
+        if r.ndim == 0 and int(r) != exact(int(a), int(b)):
+            raise OverflowError(f"a Python int computed in the graph left int64: "
+                                f"{int(a)} {_SYMBOL[op]} {int(b)} = {exact(int(a), int(b))}")
+        return r
+    return k
+
+
+_SYMBOL = {"Add": "+", "Sub": "-", "Mul": "*"}
+
+
+def _int_overflow_infer(ts, attrs):
+    if attrs["binary"] not in _EXACT:
+        raise fail("CheckIntOverflow", f"binary must be one of {sorted(_EXACT)}, got "
+                                       f"{attrs['binary']!r}")
+    return ts[0]
+
+
+register_op("CheckIntOverflow", ("result", "x", "y"), {"binary": REQUIRED},
+            infer=_int_overflow_infer, kernel_factory=_int_overflow_factory,
+            family="extern", effects="check",
+            doc="result itself, the int64 result of `x binary y` for values standing for Python "
+                "ints; raises OverflowError where it wrapped (a Python int grows instead)")
+
+
 def _bound_factory(in_types, out_types, attrs):
     name = attrs["name"]
 
@@ -118,3 +150,5 @@ register_op("Check", ("ok",), {"error": "ValueError", "message": ""},
 # run for their effect (no outputs): nothing to differentiate
 for _name in ("Print", "Assert", "CheckBound", "Check"):
     set_grad(_name, NOT_DIFFERENTIABLE)
+# an int result: its gradient is zero
+set_grad("CheckIntOverflow", NOT_DIFFERENTIABLE)
