@@ -273,3 +273,91 @@ def _cumprod(ex, node):
     if axis:
         y = ex.one("Transpose", [y], perm=[int(p) for p in np.argsort(perm)])
     return [cast(ex, y, work, d)]
+
+
+def _count(ex, x, axes):
+    """The number of elements over these axes of x, as a float tensor of x's dtype."""
+    shp = ex.one("Shape", [x])
+    dims = ex.one("Gather", [shp, ex.i64(axes)], axis=0)
+    return ex.one("ReduceProd", [dims], keepdims=0)
+
+
+@op("LayerNormGrad")
+def _layer_norm_grad(ex, node):
+    """graphjit's kernel, node for node: dx = rstd * (dxhat - mean(dxhat) - xhat *
+    mean(dxhat * xhat)) + g_mean / m + g_var * 2 * xc / m; d_gamma and d_beta summed
+    over the axes before begin_params_axis."""
+    a = node.attrs
+    d = dt_out(node)
+    work = D.float32 if d is D.float16 else d
+    r = rank_in(node, 3)
+    axes = list(range(int(a["begin_norm_axis"]) % r, r))
+    lead = list(range(int(a["begin_params_axis"]) % r))
+    g, g_mean, g_var, x, gamma = (cast(ex, inp(ex, node, i), dt_in(node, i), work)
+                                  for i in range(5))
+    m = cast(ex, _count(ex, x, axes), D.int64, work)
+    mean = _mean(ex, x, axes)
+    xc = ex.one("Sub", [x, mean])
+    var = _mean(ex, ex.one("Mul", [xc, xc]), axes)
+    rstd = ex.one("Div", [scalar(ex, 1, work), ex.one("Sqrt", [ex.one(
+        "Add", [var, scalar(ex, a["epsilon"], work)])])])
+    xhat = ex.one("Mul", [xc, rstd])
+    gx = ex.one("Mul", [g, xhat])
+    d_gamma = ex.one("ReduceSum", [gx, ex.i64(lead)], keepdims=0) if lead else gx
+    d_beta = ex.one("ReduceSum", [g, ex.i64(lead)], keepdims=0) if lead else g
+    dxhat = ex.one("Mul", [g, gamma])
+    inner = ex.one("Sub", [ex.one("Sub", [dxhat, _mean(ex, dxhat, axes)]), ex.one(
+        "Mul", [xhat, _mean(ex, ex.one("Mul", [dxhat, xhat]), axes)])])
+    dx = ex.one("Mul", [rstd, inner])
+    dx = ex.one("Add", [ex.one("Add", [dx, ex.one("Div", [g_mean, m])]), ex.one("Div", [
+        ex.one("Mul", [ex.one("Mul", [g_var, scalar(ex, 2.0, work)]), xc]), m])])
+    return [cast(ex, v, work, dt_out(node, k)) for k, v in enumerate((dx, d_gamma, d_beta))]
+
+
+@op("BatchNormGrad")
+def _batch_norm_grad(ex, node):
+    """graphjit's kernel, node for node (see norm_grad.py): the adjoints of x, scale,
+    bias, mean and variance, in training from the batch's statistics."""
+    a = node.attrs
+    d = dt_out(node)
+    work = D.float32 if d is D.float16 else d
+    r = rank_in(node, 3)
+    axes = [0] + list(range(2, r))
+    shape = ex.i64([1, -1] + [1] * (r - 2))
+    g, g_mean, g_var, x, scale, mean, var = (cast(ex, inp(ex, node, i), dt_in(node, i), work)
+                                             for i in range(7))
+    m = cast(ex, _count(ex, x, axes), D.int64, work)
+    if a["is_training"]:
+        mk = _mean(ex, x, axes)
+        dev = ex.one("Sub", [x, mk])
+        mean = ex.one("Reshape", [mk, ex.i64([-1])])
+        var = ex.one("Reshape", [_mean(ex, ex.one("Mul", [dev, dev]), axes), ex.i64([-1])])
+
+    def per_channel(v):
+        return ex.one("Reshape", [v, shape])
+
+    def total(v):
+        return ex.one("ReduceSum", [v, ex.i64(axes)], keepdims=0)
+    rstd = ex.one("Div", [scalar(ex, 1, work), ex.one("Sqrt", [ex.one(
+        "Add", [var, scalar(ex, a["epsilon"], work)])])])
+    xc = ex.one("Sub", [x, per_channel(mean)])
+    xhat = ex.one("Mul", [xc, per_channel(rstd)])
+    sum_g, sum_gx = total(g), total(ex.one("Mul", [g, xhat]))
+    gm, gv = per_channel(g_mean), per_channel(g_var)
+    scale_rstd = ex.one("Mul", [scale, rstd])
+    if a["is_training"]:
+        k = ex.one("Div", [per_channel(scale_rstd), m])
+        dx = ex.one("Mul", [k, ex.one("Sub", [ex.one("Sub", [ex.one("Mul", [m, g]), per_channel(
+            sum_g)]), ex.one("Mul", [xhat, per_channel(sum_gx)])])])
+        dx = ex.one("Add", [ex.one("Add", [dx, ex.one("Div", [gm, m])]), ex.one("Div", [
+            ex.one("Mul", [ex.one("Mul", [gv, scalar(ex, 2.0, work)]), xc]), m])])
+        zeros = ex.one("Mul", [mean, scalar(ex, 0, work)])
+        d_mean = d_var = zeros
+    else:
+        dx = ex.one("Mul", [g, per_channel(scale_rstd)])
+        d_mean = ex.one("Add", [ex.one("Mul", [ex.one("Neg", [sum_g]), scale_rstd]), g_mean])
+        cube = ex.one("Mul", [ex.one("Mul", [rstd, rstd]), rstd])
+        d_var = ex.one("Add", [ex.one("Mul", [ex.one("Mul", [ex.one("Mul", [
+            total(ex.one("Mul", [g, xc])), scale]), scalar(ex, -0.5, work)]), cube]), g_var])
+    outs = (dx, sum_gx, sum_g, d_mean, d_var)
+    return [cast(ex, v, work, dt_out(node, k)) for k, v in enumerate(outs)]

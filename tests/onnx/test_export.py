@@ -487,6 +487,13 @@ NN_CASES = [
     ("LayerNorm", [(F32, (2, 3, 4)), (F32, (3, 4)), (F32, (3, 4))], {}),
     ("LayerNorm", [(F32, (None, 5)), (F32, (5,)), (F32, (5,))],
      {"begin_norm_axis": -1, "begin_params_axis": -1, "epsilon": 1e-5}),
+    ("LayerNormGrad", [(F32, (2, 3, 4))] * 4 + [(F32, (3, 4))], {}),
+    ("LayerNormGrad", [(F64, (2, 5))] * 4 + [(F64, (5,))],
+     {"begin_norm_axis": -1, "begin_params_axis": -1, "epsilon": 1e-5}),
+    ("BatchNormGrad", [(F32, (2, 3, 4, 4)), (F32, (3,)), (F32, (3,)), (F32, (2, 3, 4, 4)),
+                       (F32, (3,)), (F32, (3,)), (F32, (3,))], {"epsilon": 1e-3}),
+    ("BatchNormGrad", [(F32, (4, 3)), (F32, (3,)), (F32, (3,)), (F32, (4, 3)),
+                       (F32, (3,)), (F32, (3,)), (F32, (3,))], {"is_training": True}),
     ("TopK", [(F32, (3, 6))], {"k": 2}),
     ("TopK", [(I32, (3, 6))], {"k": 2, "axis": 0, "largest": False}),
     ("Sort", [(F32, (3, 6))], {}),
@@ -499,7 +506,7 @@ NN_CASES = [
 @pytest.mark.parametrize("op,types,attrs", NN_CASES,
                          ids=[f"{c[0]}{i}" for i, c in enumerate(NN_CASES)])
 def test_windowed_norm_and_ordering_op(tmp_path, op, types, attrs):
-    kind = "pos" if op == "BatchNorm" else "any"
+    kind = "pos" if op in ("BatchNorm", "BatchNormGrad") else "any"
     tol = {"rtol": 1e-2, "atol": 1e-2} if types[0][0] is F16 else {"rtol": 1e-5, "atol": 1e-5}
     check_op(tmp_path, op, types, attrs, kind=kind, **tol)
 
@@ -679,7 +686,7 @@ REFUSED = {
     "ApplyMomentum", "SGD",                                 # state updates
     "Dropout", "RandomUniform", "RandomNormal", "RandomInt", "Print",   # random, io
     "AvgPoolGrad", "MaxPoolGrad", "Conv2DBackpropFilter", "Conv2DBackpropInput",
-    "BatchNormGrad", "LayerNormGrad", "BatchDotGrad", "ReduceProdGrad",  # not written yet
+    "BatchDotGrad", "ReduceProdGrad",                                    # not written yet
 }
 
 
