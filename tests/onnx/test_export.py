@@ -716,3 +716,24 @@ def test_branches_and_iterations_of_different_shapes(tmp_path):
                                   (ms.TensorSpec((None,), ms.float32),
                                    ms.Tensor(np.array(1, np.int32))), runs=runs)
     assert model.graph.results[0].type.shape == (None,)
+
+
+def test_an_assert_that_always_fails_only_fails_where_its_branch_runs(tmp_path):
+    """ONNX Runtime's constant folding must not run the check at load time."""
+    g = Graph("cf")
+    x = g.add_param(TensorType(F32, (2,)), "x")
+    c = g.apply("Greater", g.apply("ReduceSum", x), g.const(np.float32(0)))
+    then = Graph("then")
+    tx = then.add_param(TensorType(F32, (2,)), "x")
+    then.add_node("Assert", [then.const(np.asarray(False))], {"message": "boom"})
+    then.set_results([then.apply("Neg", tx)])
+    other = Graph("else")
+    ox = other.add_param(TensorType(F32, (2,)), "x")
+    other.set_results([other.apply("Abs", ox)])
+    g.set_results([g.apply("If", c, x, then_graph=then, else_graph=other)])
+    model = CompiledModel(g)
+    _, sess = export_and_compare(model, tmp_path, (), runs=[[np.array([-1, -2], np.float32)]])
+    with pytest.raises(AssertionError, match="boom"):
+        model.run_arrays([np.array([1, 2], np.float32)])
+    with pytest.raises(Exception, match="out of data bounds"):
+        ort_run(sess, [np.array([1, 2], np.float32)])
