@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -258,8 +258,17 @@ def register_op(name: str, inputs: Sequence[str] = (), attrs: Optional[Dict[str,
         raise ValueError("only the last input of an op may be variadic ('*name')")
     op = OpDef(name, inputs, dict(attrs or {}), infer, kernel, family, doc, kernel_factory,
                exact_dtype, infer_takes_consts, effects, kinds, grad)
+    replaced = name in _REGISTRY
     _REGISTRY[name] = op
+    if replaced:
+        for fn in ON_REPLACE:
+            fn(name)
     return op
+
+
+#: Called with an op's name when register_op(..., replace=True) redefines it (what was
+#: worked out from the old definition, an eager op's kernel say, is stale).
+ON_REPLACE: List[Callable[[str], None]] = []
 
 
 def _parse_inputs(op: str, inputs: Sequence[str]):

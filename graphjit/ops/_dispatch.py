@@ -15,6 +15,7 @@ from ..autodiff import tape as _tape
 from ..ir import dtypes as dt
 from ..ir.dtypes import DType
 from ..ir.fp_errors import FP_IGNORED, FP_STATE, ignore_fp_errors, restore_fp_errors
+from ..ir import registry as _registry
 from ..ir.registry import get_op
 from ..ir.types import STATE, ref_type
 from ..parameter import Parameter
@@ -33,9 +34,10 @@ _DEFAULT_OF_KIND = {"b": dt.bool_, "i": dt.int64, "u": dt.int64, "f": dt.float32
 # shapes, so it is worked out once per such signature and kept here. Ops whose
 # inference reads input values, and ops with effects (random draws, state, printing),
 # are worked out at every call. The table is cleared when it grows past _EAGER_LIMIT
-# (programs whose shapes change at every step).
+# (programs whose shapes change at every step) and when an op is redefined.
 _EAGER: dict = {}
 _EAGER_LIMIT = 4096
+_registry.ON_REPLACE.append(lambda name: _EAGER.clear())
 
 
 def apply(op: str, *inputs, **attrs):
@@ -61,23 +63,46 @@ def apply(op: str, *inputs, **attrs):
         arrays.append(a)
     if attrs:
         sig.append(tuple((k, _attr_key(v)) for k, v in attrs.items()))
+    sig = tuple(sig)
     try:
-        known = _EAGER.get(tuple(sig))
+        known = _EAGER.get(sig)
     except TypeError:           # an attribute that does not hash (a list, an array)
         return _apply_slow(op, inputs, attrs)
-    if known is None or get_op(op) is not known[0]:
+    if known is None:
         opdef = get_op(op)
         nattrs = opdef.normalize_attrs(attrs)
         in_types = [Tensor._wrap(a).type for a in arrays]
         out_types = opdef.infer_types(in_types, nattrs,
                                       arrays if opdef.infer_takes_consts else None)
-        known = (opdef, nattrs, opdef.make_kernel(in_types, out_types, nattrs),
-                 len(out_types) == 1)
+        known = (nattrs, opdef.make_kernel(in_types, out_types, nattrs), len(out_types) == 1)
         if not opdef.infer_takes_consts and opdef.effects is None:
             if len(_EAGER) >= _EAGER_LIMIT:
                 _EAGER.clear()
-            _EAGER[tuple(sig)] = known
-    return _run_eager(op, known[1], known[2], known[3], inputs, arrays)
+            _EAGER[sig] = known
+    # _run_eager(op, *known, inputs, arrays), inline: this is every eager op's path
+    token = FP_STATE.set(FP_IGNORED) if FP_STATE is not None else ignore_fp_errors()
+    try:
+        out = known[1](*arrays)
+    finally:
+        FP_STATE.reset(token) if FP_STATE is not None else restore_fp_errors(token)
+    if known[2]:
+        result = _new_tensor(Tensor)          # Tensor._wrap, inline
+        result._data = a = out if type(out) is np.ndarray else np.asarray(out)
+        result._dtype = _DTYPE_OF.get(a.dtype) or _from_numpy(a.dtype)
+        result._spec_shape = None
+        if _tape._recording:
+            _record(op, known[0], inputs, arrays, (result,))
+        return result
+    outs = tuple(Tensor._wrap(o) for o in out)
+    if _tape._recording:
+        _record(op, known[0], inputs, arrays, outs)
+    return outs
+
+
+def _record(op, attrs, inputs, arrays, outs):
+    tape = _tape.current()
+    if tape is not None:    # a gradient is being taken (PYNATIVE): record the op
+        tape.record(op, attrs, inputs, arrays, outs)
 
 
 def _attr_key(v):
@@ -92,31 +117,20 @@ def _attr_key(v):
 
 def _run_eager(op, attrs, kernel, one, inputs, arrays):
     """Run an eager op's kernel (one: it has one output, else a tuple of them)."""
-    if FP_STATE is None:
-        token = ignore_fp_errors()
-    else:
-        token = FP_STATE.set(FP_IGNORED)
+    token = ignore_fp_errors()
     try:
         out = kernel(*arrays)
     finally:
-        restore_fp_errors(token) if FP_STATE is None else FP_STATE.reset(token)
-    if one:
-        result = _new_tensor(Tensor)          # Tensor._wrap, inline
-        result._data = a = out if type(out) is np.ndarray else np.asarray(out)
-        result._dtype = _from_numpy(a.dtype)
-        result._spec_shape = None
-        outs = (result,)
-    else:
-        result = outs = tuple(Tensor._wrap(o) for o in out)
+        restore_fp_errors(token)
+    outs = (Tensor._wrap(out),) if one else tuple(Tensor._wrap(o) for o in out)
     if _tape._recording:
-        tape = _tape.current()
-        if tape is not None:    # a gradient is being taken (PYNATIVE): record the op
-            tape.record(op, attrs, inputs, arrays, outs)
-    return result
+        _record(op, attrs, inputs, arrays, outs)
+    return outs[0] if one else outs
 
 
 _new_tensor = object.__new__
 _from_numpy = dt.from_numpy
+_DTYPE_OF = {d.np: d for d in dt.ALL_DTYPES}
 
 
 def _apply_slow(op: str, inputs, attrs):
