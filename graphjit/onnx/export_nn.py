@@ -194,12 +194,9 @@ def _gather_d(ex, node):
 
 
 
-@op("BatchDot")
-def _batch_dot(ex, node):
-    """graphjit's kernel: move the contracted axes next to the batch, Reshape to
-    (batch, free, c) and (batch, c, free), MatMul, Reshape to the free dims."""
-    from .export_ops import _NUM, native
-    d = dt_out(node)
+def _batch_dot_parts(ex, node, d):
+    """BatchDot's operands as (batch, free, c) and (batch, c, free) matrices, with what
+    the forward and backward Reshapes need."""
     ra, rb = rank_in(node, 0), rank_in(node, 1)
     i, j = (int(v) for v in node.attrs["axes"])
     perm_a = [k for k in range(ra) if k != i] + [i]
@@ -215,13 +212,48 @@ def _batch_dot(ex, node):
     fa, fb = part(sa, 1, ra - 1, prod=True), part(sb, 2, rb, prod=True)
     a3 = ex.one("Reshape", [a, ex.one("Concat", [n, fa, c], axis=0)], allowzero=1)
     b3 = ex.one("Reshape", [b, ex.one("Concat", [n, c, fb], axis=0)], allowzero=1)
-    out = native(ex, "MatMul", [a3, b3], d, {D.int32, D.int64, D.float16, D.float32,
-                                            D.float64} & _NUM)
+    return dict(a3=a3, b3=b3, sa=sa, sb=sb, n=n, fa=fa, fb=fb, ra=ra, rb=rb, part=part,
+                perm_a=perm_a, perm_b=perm_b)
+
+
+def _matmul(ex, x, y, d):
+    from .export_ops import native
+    return native(ex, "MatMul", [x, y], d, {D.int32, D.int64, D.float16, D.float32,
+                                           D.float64})
+
+
+@op("BatchDot")
+def _batch_dot(ex, node):
+    """graphjit's kernel: move the contracted axes next to the batch, Reshape to
+    (batch, free, c) and (batch, c, free), MatMul, Reshape to the free dims."""
+    d = dt_out(node)
+    p = _batch_dot_parts(ex, node, d)
+    out = _matmul(ex, p["a3"], p["b3"], d)
+    ra, rb, n = p["ra"], p["rb"], p["n"]
     if ra == 2 and rb == 2:
         shape = ex.one("Concat", [n, ex.i64([1])], axis=0)
     else:
-        shape = ex.one("Concat", [n, part(sa, 1, ra - 1), part(sb, 2, rb)], axis=0)
+        shape = ex.one("Concat", [n, p["part"](p["sa"], 1, ra - 1),
+                                  p["part"](p["sb"], 2, rb)], axis=0)
     return [ex.one("Reshape", [out, shape], allowzero=1)]
+
+
+@op("BatchDotGrad")
+def _batch_dot_grad(ex, node):
+    """graphjit's kernel: g as (batch, free_a, free_b), MatMul with each operand's
+    matrix transposed, Reshape and Transpose back to the operands' layouts."""
+    d = dt_out(node)
+    p = _batch_dot_parts(ex, node, d)
+    g = cast(ex, inp(ex, node, 2), dt_in(node, 2), d)
+    g3 = ex.one("Reshape", [g, ex.one("Concat", [p["n"], p["fa"], p["fb"]], axis=0)],
+                allowzero=1)
+    swap = [0, 2, 1]
+    da = _matmul(ex, g3, ex.one("Transpose", [p["b3"]], perm=swap), d)
+    db = _matmul(ex, ex.one("Transpose", [p["a3"]], perm=swap), g3, d)
+    da = ex.one("Reshape", [da, p["sa"]], allowzero=1)
+    db = ex.one("Reshape", [db, p["sb"]], allowzero=1)
+    return [ex.one("Transpose", [da], perm=[int(k) for k in np.argsort(p["perm_a"])]),
+            ex.one("Transpose", [db], perm=[int(k) for k in np.argsort(p["perm_b"])])]
 
 
 @op("CumProd")

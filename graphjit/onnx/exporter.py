@@ -131,6 +131,9 @@ Around any of these, two regular wrappers (never counted as a pattern of its own
   Unique               Unique(sorted=0), Shape(x), Reshape(inverse), Cast
   BatchDot             Transpose, Transpose, Shape, Shape, Slices, ReduceProds,
                        Concat, Reshape, Concat, Reshape, MatMul, Concat, Reshape
+  BatchDotGrad         the same Transposes, Shapes, Slices, ReduceProds, Concats and
+                       Reshapes, Concat + Reshape of g, Transpose, MatMul, Transpose,
+                       MatMul, Reshape, Reshape, Transpose, Transpose
   ReshapeTo            Cast(shape, int64), Reshape(allowzero=1), and where
                        shape_hint has known dims: Shape, Gather(those), Equal, the
                        Check pattern
@@ -183,8 +186,8 @@ Refused (OnnxExportError naming each node and line): Assign, AssignAdd,
 AssignSub and the optimizer updates (write state), Dropout, RandomUniform,
 RandomNormal, RandomInt (random: ONNX Runtime's numbers would differ), Print (io),
 integer BitwiseAnd/Or/Xor (opset 18), MaxPool with return_indices,
-AvgPool with divisor_override, the backward ops of Conv2D, the pools, BatchDot
-and ReduceProd (no form written yet), and a few shape
+AvgPool with divisor_override, the backward ops of Conv2D, the pools and
+ReduceProd (no form written yet), and a few shape
 cases (unknown ranks where a pattern needs the rank, advanced indexing of an
 input of unknown dims). Valid ONNX that ONNX Runtime has no kernel for is still
 written where a cast would not be exact (float64 Erf and Conv).

@@ -117,11 +117,13 @@ def _loop(cx: NodeCx):
         c = evaluate(v)
         return v if c is None or v.producer.op == "Const" else cx.array(c)
     trip = cx.opt(0)
-    trip = cx.array(-1, D.int64) if trip is None else folded(_flag(cx, trip, "trip count M"))
+    trip = _unused_const(cx, -1, D.int64) if trip is None else \
+        folded(_flag(cx, trip, "trip count M"))
     if trip.dtype is not D.int64:
         raise cx.where.damaged(f"the trip count M must be int64, got {trip.type}")
     cond = cx.opt(1)
-    cond = cx.array(True) if cond is None else folded(_flag(cx, cond, "condition"))
+    cond = _unused_const(cx, True, D.bool_) if cond is None else \
+        folded(_flag(cx, cond, "condition"))
     carried = [cx.x(2 + k) for k in range(n_carried)]
     names = [i.name for i in body.input]
     tr = cx.tr
@@ -164,6 +166,18 @@ def _loop(cx: NodeCx):
         "back_edges": tuple(back), "current_iteration": 0 if uses_iter else -1,
         "condition_result": 0})
     return list(node.outputs)
+
+
+def _unused_const(cx: NodeCx, value, dtype):
+    """A scalar Const for an empty M or cond: an unused one of that value where the file
+    has it (graphjit's exporter leaves the -1 or True it made an empty input from, so the
+    round trip keeps the node order), else a new one."""
+    want = np.asarray(value, dtype=dtype.np)
+    for n in cx.g.nodes:
+        if n.op == "Const" and not n.outputs[0].users and n.outputs[0].type.shape == () and \
+                n.attrs["value"].dtype == want.dtype and n.attrs["value"] == want:
+            return n.outputs[0]
+    return cx.array(want)
 
 
 # -- Scan -----------------------------------------------------------------------------------------

@@ -600,6 +600,8 @@ def test_unknown_rank_output_has_no_shape(tmp_path):
 ])
 def test_batch_dot(tmp_path, types, axes):
     check_op(tmp_path, "BatchDot", types, {"axes": axes})
+    out = op_model("BatchDot", types, {"axes": axes}).graph.results[0].type
+    check_op(tmp_path, "BatchDotGrad", types + [(out.dtype, out.shape)], {"axes": axes})
 
 
 @pytest.mark.parametrize("op", ["FloorDiv", "FloorMod", "TruncateDiv", "Mod"])
@@ -686,7 +688,7 @@ REFUSED = {
     "ApplyMomentum", "SGD",                                 # state updates
     "Dropout", "RandomUniform", "RandomNormal", "RandomInt", "Print",   # random, io
     "AvgPoolGrad", "MaxPoolGrad", "Conv2DBackpropFilter", "Conv2DBackpropInput",
-    "BatchDotGrad", "ReduceProdGrad",                                    # not written yet
+    "ReduceProdGrad",                                                    # not written yet
 }
 
 
