@@ -393,3 +393,32 @@ def _batch_norm_grad(ex, node):
             total(ex.one("Mul", [g, xc])), scale]), scalar(ex, -0.5, work)]), cube]), g_var])
     outs = (dx, sum_gx, sum_g, d_mean, d_var)
     return [cast(ex, v, work, dt_out(node, k)) for k, v in enumerate(outs)]
+
+
+@op("MaxPoolGrad")
+def _max_pool_grad(ex, node):
+    """MaxPool's Indices (the flat index of each window's first maximum, as graphjit's
+    argmax picks it), then ScatterElements(reduction add) of g at them into zeros of
+    x's shape."""
+    from onnx import numpy_helper
+    d, dg = dt_in(node, 0), dt_out(node)
+    work = d if d in (D.float32, D.float64) else (D.float32 if d is D.float16 else D.float64)
+    if d is D.int64:
+        raise NoOnnxForm("ONNX MaxPool takes no int64 tensors")
+    x = cast(ex, inp(ex, node, 0), d, work)
+    attrs = _window_attrs(node, "kernel_size", "strides")
+    attrs["ceil_mode"] = int(bool(node.attrs["ceil_mode"]))
+    r = rank_in(node)
+    if r == 3:
+        x = ex.one("Unsqueeze", [x, ex.i64([0])])
+    elif r != 4:
+        raise NoOnnxForm(f"its input has rank {r}, not 3 or 4")
+    _, idx = ex.emit("MaxPool", [x], n_out=2, **attrs)
+    shp = ex.one("Shape", [inp(ex, node, 0)])
+    zeros = ex.one("ConstantOfShape", [ex.one("ReduceProd", [shp], keepdims=1)],
+                   value=numpy_helper.from_array(np.zeros(1, dtype=dg.np)))
+    g = cast(ex, inp(ex, node, 1), dt_in(node, 1), dg)
+    flat = ex.one("ScatterElements", [zeros, ex.one("Reshape", [idx, ex.i64([-1])]),
+                                      ex.one("Reshape", [g, ex.i64([-1])])],
+                  axis=0, reduction="add")
+    return [ex.one("Reshape", [flat, shp])]

@@ -123,6 +123,9 @@ Around any of these, two regular wrappers (never counted as a pattern of its own
                        ReduceMean, Sub, Mul, ReduceMean, Reshape, Reshape
   LayerNorm            ReduceMean, Sub, Mul, ReduceMean, Add(eps), Sqrt, Div,
                        Mul(gamma), Add(beta)
+  MaxPoolGrad          (Cast to float) (Unsqueeze) MaxPool with its Indices, Shape,
+                       ReduceProd, ConstantOfShape (zeros), Reshape, Reshape,
+                       ScatterElements(reduction add), Reshape
   LayerNormGrad,       graphjit's kernels node for node (Shape, Gather, ReduceProd
    BatchNormGrad       for the count, ReduceMean, Sub, Mul, Div, Sqrt, Add,
                        ReduceSum, Reshape per channel, Neg)
@@ -186,7 +189,7 @@ Refused (OnnxExportError naming each node and line): Assign, AssignAdd,
 AssignSub and the optimizer updates (write state), Dropout, RandomUniform,
 RandomNormal, RandomInt (random: ONNX Runtime's numbers would differ), Print (io),
 integer BitwiseAnd/Or/Xor (opset 18), MaxPool with return_indices,
-AvgPool with divisor_override, the backward ops of Conv2D, the pools and
+AvgPool with divisor_override, the backward ops of Conv2D, AvgPool and
 ReduceProd (no form written yet), and a few shape
 cases (unknown ranks where a pattern needs the rank, advanced indexing of an
 input of unknown dims). Valid ONNX that ONNX Runtime has no kernel for is still

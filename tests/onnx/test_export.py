@@ -469,6 +469,13 @@ NN_CASES = [
                                         "ceil_mode": True}),
     ("MaxPool", [(F32, (3, 8, 8))], {"kernel_size": (2, 2), "strides": (3, 3),
                                      "dilation": (2, 2), "ceil_mode": True}),
+    ("MaxPoolGrad", [(F32, (2, 3, 7, 6)), (F32, (2, 3, 3, 3))],
+     {"kernel_size": (3, 2), "strides": (2, 2)}),
+    ("MaxPoolGrad", [(F32, (1, 2, 7, 7)), (F32, (1, 2, 4, 4))],
+     {"kernel_size": (3, 3), "strides": (2, 2), "pad_mode": "pad", "pad": (1, 1, 1, 0),
+      "ceil_mode": True}),
+    ("MaxPoolGrad", [(I32, (2, 5, 5)), (I32, (2, 3, 3))],
+     {"kernel_size": (2, 2), "strides": (2, 2), "pad_mode": "same"}),
     ("AvgPool", [(F32, (2, 3, 7, 6))], {"kernel_size": (3, 2), "strides": (2, 2)}),
     ("AvgPool", [(F32, (2, 3, 7, 6))], {"kernel_size": (3, 3), "strides": (2, 2),
                                         "pad_mode": "same"}),
@@ -687,7 +694,7 @@ REFUSED = {
     "Assign", "AssignAdd", "AssignSub", "Adam", "ApplyAdagrad", "ApplyGradientDescent",
     "ApplyMomentum", "SGD",                                 # state updates
     "Dropout", "RandomUniform", "RandomNormal", "RandomInt", "Print",   # random, io
-    "AvgPoolGrad", "MaxPoolGrad", "Conv2DBackpropFilter", "Conv2DBackpropInput",
+    "AvgPoolGrad", "Conv2DBackpropFilter", "Conv2DBackpropInput",
     "ReduceProdGrad",                                                    # not written yet
 }
 
