@@ -16,7 +16,8 @@ version common.IR_VERSION), checked with onnx.checker and written.
 - If and Loop become ONNX If and Loop; graphjit's closed subgraphs read outer
   values through their parameters, and the ONNX bodies read the outer names.
 
-Run-time checks (Check, CheckBound, CheckNonZero, Assert) are kept: each becomes
+Run-time checks (Check, CheckBound, CheckNonZero, CheckIntOverflow, Assert, and
+ReshapeTo's shape hint) are kept: each becomes
 a Gather that fails at run time (ONNX Runtime runs every node, a node nobody
 reads included) exactly when the check fails, so a model that raises in
 graphjit raises in ONNX Runtime too (with ONNX Runtime's message, "indices
@@ -30,7 +31,7 @@ whole model, subgraphs included, in walk order) with op Op is named `gj.Op.n`
 when it is the only one, else `gj.Op.n/<k>` (k = 0, 1, ... in emission order;
 the last one gives the result). Constants a pattern needs are Constant nodes of
 the pattern. Graph outputs that are not the producing node's own output get an
-Identity named `gj.result.<k>`.
+Identity named `gj.result.<k>` (in a body: `gj.result.<output name>`).
 
 Patterns. Every op not in the table maps to exactly one ONNX node of the same
 meaning: Add, Sub, Mul, Neg, Abs, Exp, Log, Sqrt, Reciprocal, Sin, Cos, Tanh,
