@@ -422,3 +422,77 @@ def _max_pool_grad(ex, node):
                                       ex.one("Reshape", [g, ex.i64([-1])])],
                   axis=0, reduction="add")
     return [ex.one("Reshape", [flat, shp])]
+
+
+def _conv_geometry(node, x_index, w_index):
+    """(kernel, stride, dilation, (top, left), (H, W), (oh, ow)) of a Conv2D gradient,
+    worked out now as the kernels do at run time: it needs x's H and W and the
+    weight's kernel size known."""
+    from ..ir.defs.conv import window_out, window_pads
+    a = node.attrs
+    xt, wt = node.inputs[x_index].type, node.inputs[w_index].type
+    if xt.shape is None or len(xt.shape) != 4 or None in xt.shape[2:] or \
+            wt.shape is None or None in wt.shape[2:]:
+        raise NoOnnxForm("it needs the input's H and W and the kernel size known when "
+                         "exporting")
+    k, s, d = tuple(wt.shape[2:]), tuple(a["stride"]), tuple(a["dilation"])
+    p, mode = tuple(a["pad"]) if a["pad_mode"] == "pad" else (0,) * 4, a["pad_mode"]
+    h, w = xt.shape[2:]
+    t, _, _ = window_pads(h, k[0], s[0], d[0], mode, p[0], p[1])
+    lft, _, _ = window_pads(w, k[1], s[1], d[1], mode, p[2], p[3])
+    oh = window_out(h, k[0], s[0], d[0], mode, p[0], p[1])
+    ow = window_out(w, k[1], s[1], d[1], mode, p[2], p[3])
+    return k, s, d, (t, lft), (h, w), (oh, ow)
+
+
+@op("Conv2DBackpropInput")
+def _conv_backprop_input(ex, node):
+    """ConvTranspose of g with the weight (no padding: the whole padded frame), Pad
+    at the end where the windows did not reach, Slice out the input's H x W."""
+    k, s, d, (t, lft), (h, w), (oh, ow) = _conv_geometry(node, 2, 1)
+    out = dt_out(node)
+    work = D.float32 if out is D.float16 else out
+    g = cast(ex, inp(ex, node, 0), dt_in(node, 0), work)
+    wt = cast(ex, inp(ex, node, 1), dt_in(node, 1), work)
+    y = ex.one("ConvTranspose", [g, wt], strides=list(s), dilations=list(d),
+               group=int(node.attrs["group"]), kernel_shape=list(k))
+    full = [s[0] * (oh - 1) + d[0] * (k[0] - 1) + 1, s[1] * (ow - 1) + d[1] * (k[1] - 1) + 1]
+    short = [max(t + h - full[0], 0), max(lft + w - full[1], 0)]
+    if any(short):
+        y = ex.one("Pad", [y, ex.i64([0, 0, 0, 0, 0, 0, short[0], short[1]])])
+    y = ex.one("Slice", [y, ex.i64([t, lft]), ex.i64([t + h, lft + w]), ex.i64([2, 3])])
+    return [cast(ex, y, work, out)]
+
+
+@op("Conv2DBackpropFilter")
+def _conv_backprop_filter(ex, node):
+    """Per group: Pad x as the forward did, then Conv of x (channels as the batch)
+    with g (output channels as filters), strides and dilations swapped; Slice to the
+    kernel size, Transpose to (O, C / group, kh, kw); Concat the groups."""
+    k, s, d, (t, lft), (h, w), (oh, ow) = _conv_geometry(node, 1, 2)
+    out = dt_out(node)
+    work = D.float32 if out is D.float16 else out
+    g = cast(ex, inp(ex, node, 0), dt_in(node, 0), work)
+    x = cast(ex, inp(ex, node, 1), dt_in(node, 1), work)
+    need = [s[0] * (oh - 1) + d[0] * (k[0] - 1) + 1, s[1] * (ow - 1) + d[1] * (k[1] - 1) + 1]
+    end = [max(need[0] - t - h, 0), max(need[1] - lft - w, 0)]
+    if t or lft or any(end):
+        x = ex.one("Pad", [x, ex.i64([0, 0, t, lft, 0, 0, end[0], end[1]])])
+    group = int(node.attrs["group"])
+    c, o = node.inputs[1].type.shape[1], node.inputs[2].type.shape[0]
+    if group > 1 and (c is None or o is None):
+        raise NoOnnxForm("grouped: it needs the channel counts known when exporting")
+    parts = []
+    for gi in range(group):
+        xs, gs = x, g
+        if group > 1:
+            cg, og = c // group, o // group
+            xs = ex.one("Slice", [x, ex.i64([gi * cg]), ex.i64([(gi + 1) * cg]), ex.i64([1])])
+            gs = ex.one("Slice", [g, ex.i64([gi * og]), ex.i64([(gi + 1) * og]), ex.i64([1])])
+        xt = ex.one("Transpose", [xs], perm=[1, 0, 2, 3])
+        gt = ex.one("Transpose", [gs], perm=[1, 0, 2, 3])
+        y = ex.one("Conv", [xt, gt], strides=list(d), dilations=list(s))
+        y = ex.one("Slice", [y, ex.i64([0, 0]), ex.i64(list(k)), ex.i64([2, 3])])
+        parts.append(ex.one("Transpose", [y], perm=[1, 0, 2, 3]))
+    y = parts[0] if len(parts) == 1 else ex.one("Concat", parts, axis=0)
+    return [cast(ex, y, work, out)]

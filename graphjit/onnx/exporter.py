@@ -124,6 +124,11 @@ Around any of these, two regular wrappers (never counted as a pattern of its own
                        ReduceMean, Sub, Mul, ReduceMean, Reshape, Reshape
   LayerNorm            ReduceMean, Sub, Mul, ReduceMean, Add(eps), Sqrt, Div,
                        Mul(gamma), Add(beta)
+  Conv2DBackpropInput  (x's H, W known) ConvTranspose(g, weight) of the whole padded
+                       frame, (Pad where the windows did not reach), Slice H x W
+  Conv2DBackpropFilter (x's H, W known) (Pad x as the forward), per group (Slice x,
+                       Slice g), Transpose x, Transpose g, Conv(strides = dilation,
+                       dilations = stride), Slice to the kernel, Transpose; (Concat)
   MaxPoolGrad          (Cast to float) (Unsqueeze) MaxPool with its Indices, Shape,
                        ReduceProd, ConstantOfShape (zeros), Reshape, Reshape,
                        ScatterElements(reduction add), Reshape
@@ -190,8 +195,8 @@ Refused (OnnxExportError naming each node and line): Assign, AssignAdd,
 AssignSub and the optimizer updates (write state), Dropout, RandomUniform,
 RandomNormal, RandomInt (random: ONNX Runtime's numbers would differ), Print (io),
 integer BitwiseAnd/Or/Xor (opset 18), MaxPool with return_indices,
-AvgPool with divisor_override, the backward ops of Conv2D, AvgPool and
-ReduceProd (no form written yet), and a few shape
+AvgPool with divisor_override, AvgPoolGrad and ReduceProdGrad (no form written
+yet), and a few shape
 cases (unknown ranks where a pattern needs the rank, advanced indexing of an
 input of unknown dims). Valid ONNX that ONNX Runtime has no kernel for is still
 written where a cast would not be exact (float64 Erf and Conv).

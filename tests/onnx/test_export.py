@@ -469,6 +469,22 @@ NN_CASES = [
                                         "ceil_mode": True}),
     ("MaxPool", [(F32, (3, 8, 8))], {"kernel_size": (2, 2), "strides": (3, 3),
                                      "dilation": (2, 2), "ceil_mode": True}),
+    ("Conv2DBackpropInput", [(F32, (2, 4, 5, 5)), (F32, (4, 3, 3, 2)), (F32, (2, 3, 7, 6))],
+     {"out_channel": 4, "kernel_size": (3, 2)}),
+    ("Conv2DBackpropInput", [(F32, (1, 4, 4, 3)), (F32, (4, 2, 3, 3)), (F32, (1, 4, 7, 6))],
+     {"out_channel": 4, "kernel_size": (3, 3), "pad_mode": "same", "stride": (2, 2),
+      "group": 2}),
+    ("Conv2DBackpropInput", [(F32, (2, 3, 3, 9)), (F32, (3, 2, 3, 3)), (F32, (2, 2, 8, 8))],
+     {"out_channel": 3, "kernel_size": (3, 3), "pad_mode": "pad", "pad": (1, 0, 2, 1),
+      "dilation": (2, 1), "stride": (2, 1)}),
+    ("Conv2DBackpropFilter", [(F32, (2, 4, 5, 5)), (F32, (2, 3, 7, 6)), (F32, (4, 3, 3, 2))],
+     {"out_channel": 4, "kernel_size": (3, 2)}),
+    ("Conv2DBackpropFilter", [(F32, (1, 4, 4, 3)), (F32, (1, 4, 7, 6)), (F32, (4, 2, 3, 3))],
+     {"out_channel": 4, "kernel_size": (3, 3), "pad_mode": "same", "stride": (2, 2),
+      "group": 2}),
+    ("Conv2DBackpropFilter", [(F32, (2, 3, 3, 9)), (F32, (2, 2, 8, 8)), (F32, (3, 2, 3, 3))],
+     {"out_channel": 3, "kernel_size": (3, 3), "pad_mode": "pad", "pad": (1, 0, 2, 1),
+      "dilation": (2, 1), "stride": (2, 1)}),
     ("MaxPoolGrad", [(F32, (2, 3, 7, 6)), (F32, (2, 3, 3, 3))],
      {"kernel_size": (3, 2), "strides": (2, 2)}),
     ("MaxPoolGrad", [(F32, (1, 2, 7, 7)), (F32, (1, 2, 4, 4))],
@@ -694,7 +710,7 @@ REFUSED = {
     "Assign", "AssignAdd", "AssignSub", "Adam", "ApplyAdagrad", "ApplyGradientDescent",
     "ApplyMomentum", "SGD",                                 # state updates
     "Dropout", "RandomUniform", "RandomNormal", "RandomInt", "Print",   # random, io
-    "AvgPoolGrad", "Conv2DBackpropFilter", "Conv2DBackpropInput",
+    "AvgPoolGrad",
     "ReduceProdGrad",                                                    # not written yet
 }
 
