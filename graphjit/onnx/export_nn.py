@@ -496,3 +496,44 @@ def _conv_backprop_filter(ex, node):
         parts.append(ex.one("Transpose", [y], perm=[1, 0, 2, 3]))
     y = parts[0] if len(parts) == 1 else ex.one("Concat", parts, axis=0)
     return [cast(ex, y, work, out)]
+
+
+@op("AvgPoolGrad")
+def _avg_pool_grad(ex, node):
+    """graphjit's kernel: g divided by each window's count (worked out now: x's C, H
+    and W must be known), spread over its window by a ConvTranspose with a kernel of
+    ones per channel, then the input's H x W sliced out of the padded frame."""
+    from ..ir.defs.conv import window_out, window_pads
+    from ..ir.defs.conv_grad import _avg_count
+    a = node.attrs
+    xt = node.inputs[1].type
+    r = rank_in(node, 1)
+    if r not in (3, 4) or None in xt.shape[-3:]:
+        raise NoOnnxForm("it needs the input's C, H and W known when exporting")
+    k, s = tuple(a["kernel_size"]), tuple(a["strides"])
+    mode, ceil = a["pad_mode"], bool(a["ceil_mode"])
+    p = tuple(a["pad"]) if mode == "pad" else (0,) * 4
+    c, h, w = xt.shape[-3:]
+    t, b, ob = window_pads(h, k[0], s[0], 1, mode, p[0], p[1], ceil)
+    lft, rr, orr = window_pads(w, k[1], s[1], 1, mode, p[2], p[3], ceil)
+    oh = window_out(h, k[0], s[0], 1, mode, p[0], p[1], ceil)
+    ow = window_out(w, k[1], s[1], 1, mode, p[2], p[3], ceil)
+    out = dt_out(node)
+    work = D.float32 if out is D.float16 else out
+    count = _avg_count(xt.shape, k, s, mode, p, ceil, a, (t, b, ob, lft, rr, orr), (oh, ow),
+                       work.np)
+    g = cast(ex, inp(ex, node, 0), dt_in(node, 0), work)
+    if r == 3:
+        g = ex.one("Unsqueeze", [g, ex.i64([0])])
+    share = ex.one("Div", [g, ex.const(np.asarray(count, dtype=work.np))])
+    ones = ex.const(np.ones((c, 1) + k, dtype=work.np))
+    y = ex.one("ConvTranspose", [share, ones], strides=list(s), group=int(c),
+               kernel_shape=list(k))
+    full = [s[0] * (oh - 1) + k[0], s[1] * (ow - 1) + k[1]]
+    short = [max(t + h - full[0], 0), max(lft + w - full[1], 0)]
+    if any(short):
+        y = ex.one("Pad", [y, ex.i64([0, 0, 0, 0, 0, 0, short[0], short[1]])])
+    y = ex.one("Slice", [y, ex.i64([t, lft]), ex.i64([t + h, lft + w]), ex.i64([2, 3])])
+    if r == 3:
+        y = ex.one("Squeeze", [y, ex.i64([0])])
+    return [cast(ex, y, work, out)]

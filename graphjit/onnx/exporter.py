@@ -129,6 +129,9 @@ Around any of these, two regular wrappers (never counted as a pattern of its own
   Conv2DBackpropFilter (x's H, W known) (Pad x as the forward), per group (Slice x,
                        Slice g), Transpose x, Transpose g, Conv(strides = dilation,
                        dilations = stride), Slice to the kernel, Transpose; (Concat)
+  AvgPoolGrad          (x's C, H, W known) (Unsqueeze), Div(g, Constant window
+                       counts), ConvTranspose(ones kernel per channel, group = C),
+                       (Pad), Slice H x W, (Squeeze)
   MaxPoolGrad          (Cast to float) (Unsqueeze) MaxPool with its Indices, Shape,
                        ReduceProd, ConstantOfShape (zeros), Reshape, Reshape,
                        ScatterElements(reduction add), Reshape
@@ -195,10 +198,9 @@ Refused (OnnxExportError naming each node and line): Assign, AssignAdd,
 AssignSub and the optimizer updates (write state), Dropout, RandomUniform,
 RandomNormal, RandomInt (random: ONNX Runtime's numbers would differ), Print (io),
 integer BitwiseAnd/Or/Xor (opset 18), MaxPool with return_indices,
-AvgPool with divisor_override, AvgPoolGrad and ReduceProdGrad (no form written
-yet), and a few shape
-cases (unknown ranks where a pattern needs the rank, advanced indexing of an
-input of unknown dims). Valid ONNX that ONNX Runtime has no kernel for is still
+AvgPool with divisor_override, ReduceProdGrad (no form written yet), and a few
+shape cases (unknown ranks where a pattern needs the rank; advanced indexing, the
+Conv2D and AvgPool gradients of an input whose dims are unknown). Valid ONNX that ONNX Runtime has no kernel for is still
 written where a cast would not be exact (float64 Erf and Conv).
 """
 from __future__ import annotations

@@ -485,6 +485,16 @@ NN_CASES = [
     ("Conv2DBackpropFilter", [(F32, (2, 3, 3, 9)), (F32, (2, 2, 8, 8)), (F32, (3, 2, 3, 3))],
      {"out_channel": 3, "kernel_size": (3, 3), "pad_mode": "pad", "pad": (1, 0, 2, 1),
       "dilation": (2, 1), "stride": (2, 1)}),
+    ("AvgPoolGrad", [(F32, (2, 3, 3, 3)), (F32, (2, 3, 7, 6))],
+     {"kernel_size": (3, 2), "strides": (2, 2)}),
+    ("AvgPoolGrad", [(F32, (1, 2, 4, 4)), (F32, (1, 2, 7, 7))],
+     {"kernel_size": (3, 3), "strides": (2, 2), "pad_mode": "pad", "pad": (1, 1, 1, 0),
+      "count_include_pad": False, "ceil_mode": True}),
+    ("AvgPoolGrad", [(F32, (2, 4, 4)), (F32, (2, 7, 7))],
+     {"kernel_size": (3, 3), "strides": (2, 2), "pad_mode": "same"}),
+    ("AvgPoolGrad", [(F32, (1, 2, 4, 4)), (F32, (1, 2, 7, 7))],
+     {"kernel_size": (3, 3), "strides": (2, 2), "pad_mode": "pad", "pad": (1, 1, 1, 1),
+      "count_include_pad": True}),
     ("MaxPoolGrad", [(F32, (2, 3, 7, 6)), (F32, (2, 3, 3, 3))],
      {"kernel_size": (3, 2), "strides": (2, 2)}),
     ("MaxPoolGrad", [(F32, (1, 2, 7, 7)), (F32, (1, 2, 4, 4))],
@@ -710,7 +720,6 @@ REFUSED = {
     "Assign", "AssignAdd", "AssignSub", "Adam", "ApplyAdagrad", "ApplyGradientDescent",
     "ApplyMomentum", "SGD",                                 # state updates
     "Dropout", "RandomUniform", "RandomNormal", "RandomInt", "Print",   # random, io
-    "AvgPoolGrad",
     "ReduceProdGrad",                                                    # not written yet
 }
 
