@@ -12,7 +12,8 @@ from ..ir.errors import (GraphJitError, UndefinedVariableError, UnsupportedSynta
 from ..ir.graph import Graph, Value
 from ..ir.types import TensorType
 from ..parameter import Parameter
-from ..tensor import Recorder, SymbolicTensor, Tensor, current_recorder
+from ..ir.dtypes import int64
+from ..tensor import Recorder, SymbolicTensor, Tensor, TensorLike, current_recorder
 from .params import StateContext
 
 __all__ = ["GraphTensor", "Undefined", "Lent", "Unassigned", "Unjoinable", "LocalFunction",
@@ -158,11 +159,59 @@ class GraphTensor(SymbolicTensor):
     """A value of the graph being built. `weak` marks values that stand for Python
     scalars (they promote like Python numbers, as JAX's weak types)."""
 
-    __slots__ = ("value", "weak")
+    __slots__ = ("value", "weak", "dim_of")
 
     def __init__(self, value: Value, weak: bool = False):
         self.value = value
         self.weak = weak
+        self.dim_of = None      # (Value, axis) for a dim of unknown size from x.shape
+
+    def _reshape_to(self, shape):
+        """self.reshape(shape) where some entries are graph scalars (x.reshape(b, -1)
+        with b = x.shape[0] of unknown size): a ReshapeTo over the shape as a tensor,
+        with every dim that can be known while building (an entry that is one of this
+        tensor's unknown dims stands for that dim, so a -1 beside it is known; checked
+        when the graph runs)."""
+        src = self.value.type.shape
+        hint, unknown_dims, known = [], [], 1
+        for d in shape:
+            if isinstance(d, TensorLike):
+                if d.type.shape not in ((), (1,)) or not d.dtype.is_integer:
+                    raise TypeError(f"reshape's shape entries must be ints or integer "
+                                    f"scalars, got a tensor of type {d.type}")
+                dim = getattr(d, "dim_of", None)
+                unknown_dims.append(None if dim is None else dim[1] if dim[0] is self.value
+                                    else "other")
+                hint.append(None)
+            else:
+                if d < -1:
+                    raise ValueError(f"reshape: shape {tuple(shape)} has a negative dim {d}")
+                hint.append(None if d == -1 else int(d))
+                if d != -1:
+                    known *= int(d)
+        if sum(1 for d in shape if not isinstance(d, TensorLike) and d == -1) > 1:
+            raise ValueError(f"reshape: shape {tuple(shape)} may hold only one -1")
+        mine = [i for i, d in enumerate(src or ()) if d is None]
+        # the -1 is known when the graph scalars are this tensor's unknown dims, or as many
+        # dims of unknown size of other tensors (f.reshape(img.shape[0], -1) after a conv
+        # of img: the batch dim): the kernel checks that at run time, so a guess that does
+        # not hold is an error, never another shape
+        if src is not None and -1 in [d for d in shape if not isinstance(d, TensorLike)] \
+                and None not in unknown_dims and (
+                    sorted(unknown_dims, key=str) == sorted(mine, key=str) or
+                    len(unknown_dims) == len(mine) and "other" in unknown_dims):
+            rest = 1
+            for d in src:
+                rest *= 1 if d is None else d
+            if known == 0 or rest % known:
+                raise ValueError(f"cannot reshape a tensor of type {self.value.type} to "
+                                 f"{tuple(shape)}")
+            hint[[i for i, d in enumerate(shape) if not isinstance(d, TensorLike) and
+                  d == -1][0]] = rest // known
+        parts = [ops.reshape(ops.cast(d, int64), (1,)) if isinstance(d, TensorLike) else
+                 Tensor(np.array([int(d)], np.int64)) for d in shape]
+        return GraphTensor._apply("ReshapeTo", (self, ops.concat(parts, 0)),
+                                  {"shape_hint": tuple(hint)})
 
     @classmethod
     def _apply(cls, op, inputs, attrs):
@@ -200,6 +249,7 @@ class GraphTensor(SymbolicTensor):
                     shp = GraphTensor._apply("Shape", (self,), {})
                 g = GraphTensor._apply("Index", (shp,), {"index": (i,)})
                 g.weak = True
+                g.dim_of = (self.value, i)      # which dim it is (see reshape_to)
                 out.append(g)
             else:
                 out.append(d)

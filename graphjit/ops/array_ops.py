@@ -55,8 +55,15 @@ def _axes(axis, what):
 
 # -- shapes --------------------------------------------------------------------------------
 def reshape(input, shape):
-    """The same elements in a new shape; one dim may be -1 (inferred)."""
-    return apply("Reshape", _t(input), shape=_int_tuple(shape, "reshape's shape"))
+    """The same elements in a new shape; one dim may be -1 (inferred). In a graph, an
+    entry may be a dim of unknown size (x.reshape(x.shape[0], -1))."""
+    x = _t(input)
+    if isinstance(shape, (tuple, list)) and any(isinstance(d, TensorLike) for d in shape):
+        if any(isinstance(d, SymbolicTensor) for d in shape) and hasattr(x, "_reshape_to"):
+            return x._reshape_to(tuple(shape))
+        if not any(isinstance(d, SymbolicTensor) for d in shape):   # eager int tensors
+            shape = tuple(d.__index__() if isinstance(d, TensorLike) else d for d in shape)
+    return apply("Reshape", x, shape=_int_tuple(shape, "reshape's shape"))
 
 
 def flatten(input, order="C", *, start_dim=1, end_dim=-1):

@@ -58,6 +58,14 @@ def _reshape(data, rng):
     return [_vals(rng, shape)], {"shape": data.draw(st.sampled_from([(n,), (1, n), (n, 1)]))}
 
 
+def _reshape_to(data, rng):
+    shape = data.draw(SHAPES)
+    n = int(np.prod(shape))
+    target = data.draw(st.sampled_from([(n,), (1, n), (n, 1), (-1, 1)]))
+    hint = tuple(None if i == 0 else (n if d == -1 else d) for i, d in enumerate(target))
+    return [_vals(rng, shape), np.array(target, np.int64)], {"shape_hint": hint}
+
+
 def _transpose(data, rng):
     shape = data.draw(ND_SHAPES)
     perm = data.draw(st.one_of(st.none(), st.permutations(range(len(shape))).map(tuple)))
@@ -301,7 +309,8 @@ CASES = {
     "Cast": _cast, "Select": _select,
     "ReduceSum": _reduce, "ReduceMean": _reduce, "ReduceMax": _reduce, "ReduceMin": _reduce,
     "ReduceProd": _reduce, "CumSum": _scan, "CumProd": _scan,
-    "Reshape": _reshape, "Flatten": _flatten, "Transpose": _transpose,
+    "Reshape": _reshape, "ReshapeTo": _reshape_to, "Flatten": _flatten,
+    "Transpose": _transpose,
     "ExpandDims": _expand, "Squeeze": _squeeze, "Concat": _concat, "Stack": _stack,
     "Index": _index, "IndexUpdate": _index_update, "Gather": _gather,
     "BroadcastTo": _broadcast_to, "Tile": _tile, "BooleanMask": _boolean_mask,

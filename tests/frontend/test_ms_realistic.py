@@ -1408,6 +1408,96 @@ def test_a_list_appended_before_a_break_in_an_unrolled_loop_joins():
         assert graph[0].shape == eager[0].shape
     assert len(net.compile_cache()) == 1
 
+# ---- group 9: buffers written at a tensor position in while loops, dynamic batch reshapes,
+# a tensor-bounded for with a branch on its index, stacked LSTM cells in a while
+
+class WhileBufWrite(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(3, 3)
+    def construct(self, x, n):
+        buf = ops.zeros((x.shape[0], 6), ms.float32)
+        t = Tensor(0, ms.int32)
+        while t < n:
+            x = ops.tanh(self.fc(x))
+            buf[:, t] = x.sum(-1)
+            t += 1
+        return buf
+@case
+def while_buf_write_col(): return WhileBufWrite(), (rn(2, 3), Tensor(4, ms.int32))
+
+class WhileBufRow(nn.Cell):
+    def construct(self, x, n):
+        buf = ops.zeros((6, x.shape[0]), ms.float32)
+        t = 0
+        while t < n:
+            x = x * 0.5
+            buf[t] = x
+            t += 1
+        return buf
+@case
+def while_buf_write_row(): return WhileBufRow(), (rn(2), Tensor(4, ms.int32))
+
+class GatherByLoopIndex(nn.Cell):
+    def construct(self, xs, n):
+        acc = ops.zeros_like(xs[0])
+        i = 0
+        while i < n:
+            acc = acc + xs[i]
+            acc = acc + xs[:, 0][i]
+            i += 1
+        return acc
+@case
+def gather_by_loop_index(): return GatherByLoopIndex(), (rn(5, 3), Tensor(3, ms.int32))
+
+class DynBatch(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(4, 2)
+    def construct(self, x):
+        b = x.shape[0]
+        y = self.fc(x).reshape(b, -1)
+        z = ops.zeros_like(y)
+        if y.sum() > 0:
+            z = z + y
+        return ops.concat((z, ops.ones_like(z)), 1), x.view(b, 2, -1)
+@case
+def dyn_batch():
+    net = DynBatch(); net.set_inputs(Tensor(shape=[None, 4], dtype=ms.float32)); return net, (rn(3, 4),)
+
+class TensorForRange(nn.Cell):
+    def construct(self, x, n):
+        out = x
+        for i in range(n):
+            if i % 2 == 0:
+                out = out + i
+            else:
+                out = out * 2
+        return out
+@case
+def tensor_for_range_if_on_index(): return TensorForRange(), (rn(2), Tensor(5, ms.int32))
+
+class NestedTupleState(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.cells = nn.CellList([nn.LSTMCell(3, 4), nn.LSTMCell(4, 4)])
+    def construct(self, xs):
+        states = [(ops.zeros((xs.shape[1], 4), ms.float32), ops.zeros((xs.shape[1], 4), ms.float32)) for _ in range(2)]
+        t = 0
+        while t < xs.shape[0]:
+            inp = xs[t]
+            new_states = []
+            for cell, st in zip(self.cells, states):
+                h, c = cell(inp, st)
+                new_states.append((h, c))
+                inp = h
+            states = new_states
+            t += 1
+        return states[-1][0]
+@case
+def stacked_lstm_while(): return NestedTupleState(), (rn(4, 2, 3),)
+
+
 # ---- the runner ------------------------------------------------------------------------
 
 

@@ -62,6 +62,33 @@ register_op("Reshape", ("x",), {"shape": REQUIRED}, infer=_reshape_infer,
             doc="same elements in a new shape; one dim may be -1 (inferred)")
 
 
+def _reshape_to_infer(ts, attrs):
+    x, s = ts
+    hint = attrs["shape_hint"]
+    if not s.dtype.is_integer or s.shape is None or len(s.shape) != 1 or \
+            s.shape[0] != len(hint):
+        raise fail("ReshapeTo", f"shape must be a 1-D integer tensor of {len(hint)} dims, got "
+                                f"{s}")
+    if not all(d is None or isinstance(d, int) and d >= 0 for d in hint):
+        raise fail("ReshapeTo", f"shape_hint must hold non-negative ints and None, got {hint}")
+    return TensorType(x.dtype, tuple(hint))
+
+
+def _reshape_to_kernel(x, shape, shape_hint):
+    out = np.reshape(x, tuple(int(d) for d in shape))
+    if any(h is not None and h != d for h, d in zip(shape_hint, out.shape)):
+        raise ValueError(f"cannot reshape an array of shape {np.shape(x)} to "
+                         f"{tuple(int(d) for d in shape)}")
+    return out
+
+
+register_op("ReshapeTo", ("x", "shape"), {"shape_hint": REQUIRED}, infer=_reshape_to_infer,
+            kernel=_reshape_to_kernel, exact_dtype=True, family="extern",
+            doc="x in the shape the 1-D int tensor `shape` holds (one entry may be -1), its "
+                "dims known while building in shape_hint (None where known only at run "
+                "time): x.reshape(b, -1) with b a dim of unknown size")
+
+
 # -- Flatten -------------------------------------------------------------------------------
 def _flatten_range(shape, start, end):
     r = len(shape)

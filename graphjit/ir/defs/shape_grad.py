@@ -101,6 +101,12 @@ def _tile(b, n):
     return [b.apply("TileGrad", n.g, n.x(0), multiples=n.attrs["multiples"])]
 
 
+def _reshape_to(b, n):
+    if not n.differentiable(0):
+        return [None, None]
+    return [n.reshape_to_input(n.g, 0), None]
+
+
 def _boolean_mask(b, n):
     if not n.differentiable(0):
         return [None, None]
@@ -112,6 +118,7 @@ GRADS = {
     "ExpandDims": _expand_dims, "Concat": _concat, "Stack": _stack, "Index": _index,
     "IndexUpdate": _index_update, "Gather": _gather, "BroadcastTo": _broadcast_to,
     "Tile": _tile, "BooleanMask": _boolean_mask, "Shape": NOT_DIFFERENTIABLE,
+    "ReshapeTo": _reshape_to,
 }
 
 for _name, _rule in GRADS.items():
