@@ -256,13 +256,49 @@ def _batch_dot_grad(ex, node):
             ex.one("Transpose", [db], perm=[int(k) for k in np.argsort(p["perm_b"])])]
 
 
+_FLIP = ([-1], [np.iinfo(np.int64).min], [0], [-1])     # Slice starts, ends, axes, steps
+
+
+def flip0(ex, x):
+    """x reversed along axis 0 (a Slice of step -1)."""
+    return ex.one("Slice", [x] + [ex.i64(v) for v in _FLIP])
+
+
+def cumprod0(ex, x, rest_type, exclusive):
+    """The running product of x along axis 0 (rest_type: the type of one row): a Loop
+    multiplying row by row, in numpy's order; its scan output is the result (the
+    product before the row when exclusive). Body nodes: gj.<Op>.<n>/in<k>."""
+    from onnx import helper, numpy_helper
+    work = rest_type.dtype
+    shp = ex.one("Shape", [x])
+    n = ex.one("Gather", [shp, ex.i64(0)], axis=0)
+    rest = ex.one("Slice", [shp, ex.i64([1]), ex.i64([np.iinfo(np.int64).max])])
+    one = ex.one("ConstantOfShape", [rest], value=numpy_helper.from_array(
+        np.ones(1, dtype=work.np)))
+    op_name, op_n = ex.current
+    it, c_in, acc = ex.fresh("iter"), ex.fresh("cond_in"), ex.fresh("acc_in")
+    row, new, c_out, scan = ex.fresh("row"), ex.fresh("acc"), ex.fresh("cond"), ex.fresh("scan")
+    body_nodes = [
+        helper.make_node("Identity", [c_in], [c_out]),
+        helper.make_node("Gather", [x, it], [row], axis=0),
+        helper.make_node("Mul", [acc, row], [new]),
+        helper.make_node("Identity", [acc if exclusive else new], [scan]),
+    ]
+    for k, nd in enumerate(body_nodes):
+        nd.name = f"gj.{op_name}.{op_n}/in{k}"
+    body = helper.make_graph(
+        body_nodes, ex.fresh(f"cumprod_{op_n}"),
+        [ex.value_info(it, TensorType(D.int64, ())), ex.value_info(c_in, TensorType(D.bool_, ())),
+         ex.value_info(acc, rest_type)],
+        [ex.value_info(c_out, TensorType(D.bool_, ())), ex.value_info(new, rest_type),
+         ex.value_info(scan, rest_type)])
+    _, y = ex.emit("Loop", [n, ex.const(np.asarray(True)), one], n_out=2, body=body)
+    return y
+
+
 @op("CumProd")
 def _cumprod(ex, node):
-    """ONNX has no CumProd: a Loop over the axis (moved to the front, reversed with a
-    Slice of step -1 when asked) multiplies a running product row by row, in order, as
-    numpy's cumprod does; its scan output is the result (the running product before
-    the row for exclusive)."""
-    from onnx import helper, numpy_helper
+    """The axis moved to the front (reversed for reverse), cumprod0, moved back."""
     a = node.attrs
     t = node.inputs[0].type
     r = rank_in(node)
@@ -273,38 +309,57 @@ def _cumprod(ex, node):
     perm = [axis] + [k for k in range(r) if k != axis]
     if axis:
         x = ex.one("Transpose", [x], perm=perm)
-    flip = [ex.i64([-1]), ex.i64([np.iinfo(np.int64).min]), ex.i64([0]), ex.i64([-1])]
     if a["reverse"]:
-        x = ex.one("Slice", [x] + flip)
-    shp = ex.one("Shape", [x])
-    n = ex.one("Gather", [shp, ex.i64(0)], axis=0)
-    rest = ex.one("Slice", [shp, ex.i64([1]), ex.i64([r])])
-    one = ex.one("ConstantOfShape", [rest], value=numpy_helper.from_array(
-        np.ones(1, dtype=work.np)))
+        x = flip0(ex, x)
     rest_type = TensorType(work, tuple(t.shape[k] for k in perm[1:]))
-    op_n = ex.current[1]
-    it, c_in, acc = ex.fresh("iter"), ex.fresh("cond_in"), ex.fresh("acc_in")
-    row, new, c_out = ex.fresh("row"), ex.fresh("acc"), ex.fresh("cond")
-    scan = ex.fresh("scan")
-    body_nodes = [
-        helper.make_node("Identity", [c_in], [c_out], name=f"gj.CumProd.{op_n}/in0"),
-        helper.make_node("Gather", [x, it], [row], axis=0, name=f"gj.CumProd.{op_n}/in1"),
-        helper.make_node("Mul", [acc, row], [new], name=f"gj.CumProd.{op_n}/in2"),
-        helper.make_node("Identity", [acc if a["exclusive"] else new], [scan],
-                         name=f"gj.CumProd.{op_n}/in3"),
-    ]
-    body = helper.make_graph(
-        body_nodes, f"cumprod_{op_n}",
-        [ex.value_info(it, TensorType(D.int64, ())), ex.value_info(c_in, TensorType(D.bool_, ())),
-         ex.value_info(acc, rest_type)],
-        [ex.value_info(c_out, TensorType(D.bool_, ())), ex.value_info(new, rest_type),
-         ex.value_info(scan, rest_type)])
-    _, y = ex.emit("Loop", [n, ex.const(np.asarray(True)), one], n_out=2, body=body)
+    y = cumprod0(ex, x, rest_type, bool(a["exclusive"]))
     if a["reverse"]:
-        y = ex.one("Slice", [y] + flip)
+        y = flip0(ex, y)
     if axis:
         y = ex.one("Transpose", [y], perm=[int(p) for p in np.argsort(perm)])
     return [cast(ex, y, work, d)]
+
+
+@op("ReduceProdGrad")
+def _reduce_prod_grad(ex, node):
+    """graphjit's kernel: the reduced axes moved last and merged, the product of the
+    other elements as the exclusive running products before and after each one
+    (cumprod0 forward and on the reversed axis), times g broadcast back."""
+    a = node.attrs
+    t = node.inputs[0].type
+    r = rank_in(node)
+    d = dt_in(node, 0)
+    if a["axis"] is None or a["axis"] == ():
+        axes = list(range(r))
+    else:
+        axes = sorted({int(v) % r for v in ((a["axis"],) if isinstance(a["axis"], int)
+                                            else a["axis"])})
+    keep = [k for k in range(r) if k not in axes]
+    perm = keep + axes
+    x = inp(ex, node, 0)
+    xt = ex.one("Transpose", [x], perm=perm) if perm != list(range(r)) else x
+    shp = ex.one("Shape", [xt])
+    nk = len(keep)
+    merged = ex.one("ReduceProd", [ex.one("Slice", [shp, ex.i64([nk]), ex.i64([r])])],
+                    keepdims=1)
+    flat_shape = merged if nk == 0 else ex.one(
+        "Concat", [ex.one("Slice", [shp, ex.i64([0]), ex.i64([nk])]), merged], axis=0)
+    flat = ex.one("Reshape", [xt, flat_shape], allowzero=1)
+    rows = ex.one("Transpose", [flat], perm=[nk] + list(range(nk))) if nk else flat
+    rest_type = TensorType(d, tuple(t.shape[k] for k in keep))
+    before = cumprod0(ex, rows, rest_type, exclusive=True)
+    after = flip0(ex, cumprod0(ex, flip0(ex, rows), rest_type, exclusive=True))
+    others = ex.one("Mul", [before, after])
+    if nk:
+        others = ex.one("Transpose", [others], perm=list(range(1, nk + 1)) + [0])
+    others = ex.one("Reshape", [others, shp], allowzero=1)
+    if perm != list(range(r)):
+        others = ex.one("Transpose", [others], perm=[int(p) for p in np.argsort(perm)])
+    g = cast(ex, inp(ex, node, 1), dt_in(node, 1), d)
+    if not a["keep_dims"] and axes:
+        g = ex.one("Unsqueeze", [g, ex.i64(axes)])
+    g = ex.one("Expand", [g, ex.one("Shape", [x])])
+    return [cast(ex, ex.one("Mul", [others, g]), d, dt_out(node))]
 
 
 def _count(ex, x, axes):

@@ -101,6 +101,11 @@ Around any of these, two regular wrappers (never counted as a pattern of its own
                        (nodes gj.CumProd.<n>/in<k>) is Identity(cond), Gather(x,
                        iter), Mul(acc, row), Identity (the scan output: acc for
                        exclusive), then the Slice and Transpose back (Cast)
+  ReduceProdGrad       (Transpose the reduced axes last), Shape, Slice, ReduceProd,
+                       (Slice, Concat), Reshape, (Transpose), the CumProd Loop
+                       (exclusive) forward, and between two Slices of step -1,
+                       Mul, (Transpose), Reshape, (Transpose), (Cast) (Unsqueeze)
+                       Expand of g, Mul
   Flatten              Reshape (Constant shape if at most one dim is unknown, else
                        Shape, Slice, ReduceProd, Slice, Concat, Reshape allowzero)
   Stack                Unsqueeze(axis) of each input, Concat(axis)
@@ -198,8 +203,7 @@ Refused (OnnxExportError naming each node and line): Assign, AssignAdd,
 AssignSub and the optimizer updates (write state), Dropout, RandomUniform,
 RandomNormal, RandomInt (random: ONNX Runtime's numbers would differ), Print (io),
 integer BitwiseAnd/Or/Xor (opset 18), MaxPool with return_indices,
-AvgPool with divisor_override, ReduceProdGrad (no form written yet), and a few
-shape cases (unknown ranks where a pattern needs the rank; advanced indexing, the
+AvgPool with divisor_override, and a few shape cases (unknown ranks where a pattern needs the rank; advanced indexing, the
 Conv2D and AvgPool gradients of an input whose dims are unknown). Valid ONNX that
 ONNX Runtime has no kernel for is still written where a cast would not be exact
 (float64 Erf and Conv).

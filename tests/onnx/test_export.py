@@ -610,6 +610,21 @@ def test_reshape_to_checks_its_hint_on_ort_too(tmp_path):
         ort_run(sess, bad)
 
 
+@pytest.mark.parametrize("dtype", [F32, F64, I32], ids=lambda d: d.short)
+@pytest.mark.parametrize("axis,keep", [(None, False), (1, True), ((0, 2), False), (-1, False)])
+def test_reduce_prod_grad(tmp_path, dtype, axis, keep):
+    x = np.array([[[1.5, 0.0, 2.0, -1.0], [0.5, 3.0, 0.0, 0.0], [1.0, -2.0, 0.25, 4.0]],
+                  [[2.0, 2.0, 2.0, 2.0], [0.0, 1.0, 1.0, 1.0], [-1.0, 0.5, 1.0, 3.0]]])
+    x = x.astype(dtype.np)
+    out = op_model("ReduceProd", [(dtype, (2, 3, 4))], {"axis": axis, "keep_dims": keep})
+    gt = out.graph.results[0].type
+    g = np.random.default_rng(0).standard_normal(gt.shape).astype(gt.dtype.np) \
+        if gt.dtype.is_floating else np.arange(int(np.prod(gt.shape)), dtype=gt.dtype.np
+                                                ).reshape(gt.shape)
+    check_op(tmp_path, "ReduceProdGrad", [(dtype, (2, 3, 4)), (gt.dtype, gt.shape)],
+             {"axis": axis, "keep_dims": keep}, arrays=[x, g], seeds=(0,))
+
+
 def test_concat_grad(tmp_path):
     check_op(tmp_path, "ConcatGrad", [(F32, (2, 5)), (F32, (2, 2)), (F32, (2, 3))],
              {"axis": 1})
@@ -720,7 +735,6 @@ REFUSED = {
     "Assign", "AssignAdd", "AssignSub", "Adam", "ApplyAdagrad", "ApplyGradientDescent",
     "ApplyMomentum", "SGD",                                 # state updates
     "Dropout", "RandomUniform", "RandomNormal", "RandomInt", "Print",   # random, io
-    "ReduceProdGrad",                                                    # not written yet
 }
 
 
