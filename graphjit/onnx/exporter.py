@@ -202,11 +202,11 @@ Around any of these, two regular wrappers (never counted as a pattern of its own
 Refused (OnnxExportError naming each node and line): Assign, AssignAdd,
 AssignSub and the optimizer updates (write state), Dropout, RandomUniform,
 RandomNormal, RandomInt (random: ONNX Runtime's numbers would differ), Print (io),
-integer BitwiseAnd/Or/Xor (opset 18), MaxPool with return_indices,
-AvgPool with divisor_override, and a few shape cases (unknown ranks where a pattern needs the rank; advanced indexing, the
-Conv2D and AvgPool gradients of an input whose dims are unknown). Valid ONNX that
-ONNX Runtime has no kernel for is still written where a cast would not be exact
-(float64 Erf and Conv).
+integer BitwiseAnd/Or/Xor (opset 18), MaxPool with return_indices, AvgPool with
+divisor_override, and a few shape cases (unknown ranks where a pattern needs the
+rank; advanced indexing, the Conv2D and AvgPool gradients of an input whose dims
+are unknown). Valid ONNX that ONNX Runtime has no kernel for is still written
+where a cast would not be exact (float64 Erf and Conv).
 """
 from __future__ import annotations
 
