@@ -290,8 +290,33 @@ def _fill(shape, value, dtype, what):
     if isinstance(value, TensorLike):
         raise TypeError(f"{what}'s fill value must be a Python number; use ops.broadcast_to "
                         f"for a tensor")
+    if isinstance(shape, (tuple, list)) and any(isinstance(d, TensorLike) for d in shape):
+        if any(isinstance(d, SymbolicTensor) for d in shape):
+            return _fill_to(tuple(shape), value, dtype, what)
+        shape = tuple(d.__index__() if isinstance(d, TensorLike) else d for d in shape)
     return apply("Fill", shape=_int_tuple(shape, f"{what}'s shape"), dtype=dt.as_dtype(dtype),
                  value=value)
+
+
+def _fill_to(shape, value, dtype, what):
+    """A fill whose shape holds dims of unknown size (ops.zeros((x.shape[0], H)) in a graph
+    with a dynamic batch): FillTo over the shape as a 1-D int64 tensor."""
+    parts, hint = [], []
+    for d in shape:
+        if isinstance(d, TensorLike):
+            if d.type.shape not in ((), (1,)) or not d.dtype.is_integer:
+                raise TypeError(f"{what}'s shape entries must be ints or integer scalars, got "
+                                f"a tensor of type {d.type}")
+            parts.append(reshape(apply("Cast", d, dtype=dt.int64), (1,)))
+            hint.append(None)
+        else:
+            n = _int(d, f"{what}'s shape")
+            if n < 0:
+                raise ValueError(f"{what}: negative dimensions are not allowed: {shape}")
+            parts.append(Tensor._wrap(np.array([n], np.int64)))
+            hint.append(n)
+    return apply("FillTo", concat(parts, 0), shape_hint=tuple(hint),
+                 dtype=dt.as_dtype(dtype), value=value)
 
 
 def zeros(size, dtype=None):

@@ -99,3 +99,52 @@ def test_a_wrong_guess_with_dynamic_dims_raises_when_it_runs():
                                   x.asnumpy())
     with pytest.raises(ValueError, match="cannot reshape"):
         net(x, Tensor(np.zeros(2, np.float32)))
+
+
+class DynamicBatchRNN(nn.Cell):
+    """Initial states of the batch's size: ops.zeros((x.shape[0], H)) with the batch dim
+    unknown (it was a TypeError 'zeros's shape must be Python ints'), nn.LSTM inside."""
+
+    def __init__(self):
+        super().__init__()
+        self.cell = nn.GRUCell(3, 4)
+        self.lstm = nn.LSTM(3, 4, batch_first=True)
+
+    def construct(self, xs):
+        h = ops.zeros((xs.shape[0], 4), ms.float32)
+        c = ops.ones((xs.shape[0], 4)) * 0.5 + ops.full((xs.shape[0], 1), 2.0)
+        for t in range(xs.shape[1]):
+            h = self.cell(xs[:, t], h)
+            if h.abs().mean() > 0.9:
+                break
+        out, (hn, _) = self.lstm(xs)
+        return h + c, out, hn, ops.fill(ms.int32, (xs.shape[0],), 3)
+
+
+def test_fills_of_a_dynamic_batch_size_and_training_with_them():
+    inputs = [Tensor(R.standard_normal((b, 5, 3)).astype(np.float32)) for b in (2, 3)]
+    runs = []
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        ms.set_context(mode=mode)
+        ms.set_seed(2)
+        net = DynamicBatchRNN()
+        net.set_inputs(Tensor(shape=[None, 5, 3], dtype=ms.float32))
+        outs = [net(x) for x in inputs]
+
+        class Loss(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.net = net
+
+            def construct(self, x):
+                a, b, c, _ = self.net(x)
+                return a.sum() + b.mean() + c.sum()
+        step = nn.TrainOneStepCell(Loss(), nn.SGD(net.trainable_params(), 0.1))
+        x = Tensor(np.random.default_rng(5).standard_normal((4, 5, 3)).astype(np.float32))
+        runs.append((outs, [float(step(x)) for _ in range(2)]))
+        if mode == ms.GRAPH_MODE:
+            assert len(net.compile_cache()) == 1
+    assert [o.shape for o in runs[1][0][1]] == [(3, 4), (3, 5, 4), (1, 3, 4), (3,)]
+    for e, g in zip(runs[0][0], runs[1][0]):
+        assert not compare_results(g, e)
+    np.testing.assert_allclose(runs[0][1], runs[1][1], rtol=1e-6)

@@ -54,6 +54,37 @@ register_op("Fill", (), {"shape": REQUIRED, "dtype": dt.float32, "value": 0},
             doc="a tensor of the given shape and dtype, every element `value`")
 
 
+def _fill_to_infer(ts, attrs):
+    (s,) = ts
+    hint = attrs["shape_hint"]
+    if not s.dtype.is_integer or s.shape is None or len(s.shape) != 1 or \
+            s.shape[0] != len(hint):
+        raise fail("FillTo", f"shape must be a 1-D integer tensor of {len(hint)} dims, got {s}")
+    v = attrs["value"]
+    if not isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating)):
+        raise fail("FillTo", f"value must be a Python number, got {v!r}")
+    return TensorType(dt.as_dtype(attrs["dtype"]), tuple(hint))
+
+
+def _fill_to_factory(in_types, out_types, attrs):
+    v, d = attrs["value"], out_types[0].dtype.np
+
+    def k(shape):
+        dims = tuple(int(n) for n in shape)
+        if any(n < 0 for n in dims):
+            raise ValueError(f"negative dimensions are not allowed: {dims}")
+        return np.full(dims, v, dtype=d)
+    return k
+
+
+register_op("FillTo", ("shape",), {"shape_hint": REQUIRED, "dtype": dt.float32, "value": 0},
+            infer=_fill_to_infer, kernel_factory=_fill_to_factory, exact_dtype=True,
+            family="extern", grad=NOT_DIFFERENTIABLE,
+            doc="a tensor of `value` in the shape the 1-D int tensor `shape` holds; "
+                "shape_hint its dims known while building (None where known only at run "
+                "time): ops.zeros((x.shape[0], H)) with a batch dim of unknown size")
+
+
 def _like(name, value):
     def infer(ts, attrs):
         d = ts[0].dtype if attrs["dtype"] is None else dt.as_dtype(attrs["dtype"])
