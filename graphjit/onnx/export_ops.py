@@ -390,6 +390,15 @@ def _like(value):
     return fn
 
 
+@op("FillTo")
+def _fill_to(ex, node):
+    from onnx import numpy_helper
+    d = dt_out(node)
+    shape = cast(ex, inp(ex, node), dt_in(node), D.int64)
+    return [ex.one("ConstantOfShape", [shape], value=numpy_helper.from_array(
+        np.asarray([node.attrs["value"]], dtype=d.np)))]
+
+
 OPS["ZerosLike"] = _like(0)
 OPS["OnesLike"] = _like(1)
 

@@ -119,6 +119,7 @@ Around any of these, two regular wrappers (never counted as a pattern of its own
                        Reshape(Shape(x))
   Fill, Range          Constant (the whole tensor)
   ZerosLike/OnesLike   Shape, ConstantOfShape
+  FillTo               (Cast the shape to int64) ConstantOfShape
   Softmax / LogSoftmax ReduceMax(keepdims), Sub, Exp, ReduceSum(keepdims), Div
    (axis tuple or a    (LogSoftmax: ..., ReduceSum, Log, Sub)
     scalar)

@@ -242,6 +242,13 @@ def test_gather_and_boolean_mask(tmp_path):
              arrays=[x, np.array([True, False, True, True])], seeds=(0,))
 
 
+def test_fill_to(tmp_path):
+    for shape, value, dtype in (([2, 3], 1.5, F32), ([0, 2], 3, I64), ([4], True, B)):
+        check_op(tmp_path, "FillTo", [(I32, (len(shape),))],
+                 {"shape_hint": (None,) * len(shape), "value": value, "dtype": dtype},
+                 arrays=[np.array(shape, np.int32)], seeds=(0,))
+
+
 def test_one_hot_out_of_range_rows_are_off(tmp_path):
     idx = np.array([[0, 2], [3, -1]], np.int64)
     for axis in (-1, 0):
