@@ -748,7 +748,10 @@ REFUSED = {
 def test_every_op_has_an_onnx_form_or_is_refused_on_purpose():
     from graphjit.ir.registry import all_ops
     from graphjit.onnx.export_ops import OPS
-    assert set(all_ops()) - set(OPS) == REFUSED
+    # graphjit's own ops (tests register ops of their own in the same registry)
+    ours = {n for n, o in all_ops().items()
+            if getattr(o.infer, "__module__", "").startswith("graphjit.")}
+    assert ours - set(OPS) == REFUSED
 
 
 @ms.jit
