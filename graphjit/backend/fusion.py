@@ -83,7 +83,7 @@ class Blocks:
         return a.reshape(self.work)
 
 
-def blocking(loads, unknown, block: int, min_elems: int) -> Optional[Blocks]:
+def blocking(loads, unknown, block: int, min_elems: int, fixed=()) -> Optional[Blocks]:
     """The blocks for these operands, or None to run the kernel inline.
 
     Args:
@@ -92,6 +92,9 @@ def blocking(loads, unknown, block: int, min_elems: int) -> Optional[Blocks]:
             the output's dim (not broadcast), as lowering assumed.
         block: elements per block (of the flattened output).
         min_elems: outputs with fewer elements run inline.
+        fixed: the shapes of the constants the kernel reads as they are (not sliced
+            by block: they must broadcast along the split axis, and a constant of
+            several elements keeps the output's layout, unflattened).
     """
     try:
         shape = np.broadcast_shapes(*[np.shape(a) for a in loads])
@@ -102,6 +105,11 @@ def blocking(loads, unknown, block: int, min_elems: int) -> Optional[Blocks]:
         return None
     rank = len(shape)
     flat = True
+    for s in fixed:
+        if len(s) > rank or (len(s) == rank and s[0] != 1):
+            return None                  # it varies along the split axis
+        if math.prod(s) != 1:
+            flat = False
     for a, unk in zip(loads, unknown):
         s = np.shape(a)
         off = rank - len(s)
@@ -285,8 +293,11 @@ def _blocked_function(em, kernel: Kernel, loads) -> str:
     # that sends small calls inline before _blocking looks at the shapes
     sizes = " * ".join(f"{p}.size" for p, v in zip(params, loads) if len(v.type.shape))
     small = f"None if {sizes} < {min_elems} else " if sizes else ""
+    ids = {id(v) for v in values}
+    fixed = tuple({tuple(v.type.shape): None for args in kernel.args for v in args
+                   if id(v) not in ids})       # constants, read whole by every block
     em.line(1, f"bk = {small}_blocking(({''.join(p + ', ' for p in params)}), {unknown!r}, "
-               f"{block}, {min_elems})", kernel.node)
+               f"{block}, {min_elems}{', ' + repr(fixed) if fixed else ''})", kernel.node)
     em.line(1, "if bk is None:", kernel.node)
     names = _Names(em, {id(v): p for v, p in zip(loads, params)}, arrays=True)
     em.line(2, f"return {emit_plain(em, kernel, names, 2)}")

@@ -213,3 +213,20 @@ def test_an_unknown_dim_that_broadcasts_at_run_time_gives_the_unfused_bits(small
     for na, nb in [(1, 200), (200, 1), (200, 200)]:
         args = [sample(rng, F32, (na,)), sample(rng, F32, (nb,))]
         assert_same_bits(cg(*args), reference(g, args))
+
+
+@pytest.mark.parametrize("cshape", [(8,), (1, 8), (5, 8), (5, 1), ()])
+@pytest.mark.parametrize("known", [True, False])
+def test_array_constants_in_a_blocked_kernel_give_the_unfused_bits(cshape, known, small_blocks):
+    """A constant is read whole by every block (a bias of a Dense over a large batch
+    of unknown size: the flattened blocks could not broadcast it)."""
+    g = Graph("f")
+    x = g.add_param(TensorType(F32, (5, 8) if known else (None, 8)), "x")
+    rng = np.random.default_rng(7)
+    c = g.const(rng.standard_normal(cshape).astype(np.float32))
+    y = g.apply("Mul", g.apply("Add", g.apply("Exp", x), c), g.const(np.float32(0.5)))
+    g.set_results([g.apply("Tanh", y)])
+    cg = compile_graph(g)
+    assert "def fused" in cg.source
+    a = rng.standard_normal((5, 8)).astype(np.float32)
+    assert_same_bits(cg(a), reference(g, [a]))
