@@ -91,8 +91,10 @@ def chains(draw):
                 values.append(g.apply(draw(st.sampled_from(BINARY)), a, b))
             elif kind == "const":
                 v = draw(st.sampled_from(values[-3:]))
-                c = g.const(np.asarray(draw(st.sampled_from([0.5, 2, -1, 0, 3.0]))).astype(
-                    v.type.dtype.np))
+                value = np.asarray(draw(st.sampled_from([0.5, 2, -1, 0, 3.0])))
+                cshape = draw(st.sampled_from(shapes))    # an array constant broadcasts
+                c = g.const((np.broadcast_to(value, cshape) + np.arange(
+                    int(np.prod(cshape))).reshape(cshape) % 3).astype(v.type.dtype.np))
                 values.append(g.apply(draw(st.sampled_from(["Add", "Mul", "Sub", "Maximum",
                                                             "Pow"])), v, c))
             elif kind == "cast":
