@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import itertools
 import linecache
+import math
 import traceback
 from typing import Callable, Dict, List, Optional, Tuple
 
@@ -119,6 +120,11 @@ def runtime_error_class(original: type) -> type:
 
 
 # -- the emitter ------------------------------------------------------------------------------
+# constants broadcast ahead of time to their use's shape up to this size (see
+# Emitter.const_broadcast): a bias added at every step of an RNN, say
+BROADCAST_CONST_BYTES = 64 * 1024
+
+
 class Emitter:
     """Writes the Python source of one generated module: helper functions (large
     fused kernels) and the `run` function.
@@ -179,6 +185,27 @@ class Emitter:
         n = self._arrays.get(scalar)
         if n is None:
             n = self._arrays[scalar] = self.glob(np.asarray(self.consts[id(value)]), "c")
+        return n
+
+    def const_broadcast(self, value, shape) -> Optional[str]:
+        """For a Const value that broadcasts to the static `shape` and would be small
+        there: the global holding it broadcast to that shape (a ufunc over two arrays
+        of one shape takes half the time of one that broadcasts a small operand; the
+        values, and so the results, are the same). None otherwise."""
+        if id(value) not in self.consts or not shape or value.type.shape == tuple(shape):
+            return None
+        arr = np.asarray(self.consts[id(value)])
+        if arr.ndim == 0 or arr.size >= math.prod(shape) or \
+                math.prod(shape) * arr.itemsize > BROADCAST_CONST_BYTES:
+            return None
+        key = (id(value), tuple(shape))
+        n = self._arrays.get(key)
+        if n is None:
+            try:
+                full = np.ascontiguousarray(np.broadcast_to(arr, shape))
+            except ValueError:
+                return None
+            n = self._arrays[key] = self.glob(full, "c")
         return n
 
     # lines

@@ -186,6 +186,11 @@ def emit_plain(em, kernel: Kernel, names: _Names, depth: int,
     for i, (node, recipe, args) in enumerate(zip(kernel.nodes, kernel.recipes, kernel.args)):
         out = node.outputs[0]
         texts = [names(v) for v in args]
+        if names.arrays and out.type.shape and is_static(out.type.shape):
+            for pos, v in enumerate(args):
+                full = em.const_broadcast(v, out.type.shape)
+                if full is not None:
+                    texts[pos] = full
         target = None
         if not any(recipe.casts) and out.type.shape:
             for pos in recipe.shares:

@@ -232,3 +232,17 @@ def test_array_constants_in_a_blocked_kernel_give_the_unfused_bits(cshape, known
     assert "def fused" in cg.source
     a = rng.standard_normal((5, 8)).astype(np.float32)
     assert_same_bits(cg(a), reference(g, [a]))
+
+
+def test_a_small_constant_is_broadcast_once_to_its_use_shape():
+    g = Graph("f")
+    x = g.add_param(TensorType(F32, (16, 64)), "x")
+    rng = np.random.default_rng(3)
+    bias = rng.standard_normal(64).astype(np.float32)
+    g.set_results([g.apply("Tanh", g.apply("Add", x, g.const(bias)))])
+    cg = compile_graph(g)
+    full = [v for v in cg.fn.__globals__.values()
+            if isinstance(v, np.ndarray) and v.shape == (16, 64)]
+    assert len(full) == 1 and np.array_equal(full[0], np.broadcast_to(bias, (16, 64)))
+    a = rng.standard_normal((16, 64)).astype(np.float32)
+    assert_same_bits(cg(a), reference(g, [a]))
