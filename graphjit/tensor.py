@@ -23,6 +23,7 @@ __all__ = ["Tensor", "TensorSpec", "SymbolicTensor", "TensorLike", "Recorder",
 
 
 _functional = None
+_DTYPE_OF = {d.np: d for d in dt.ALL_DTYPES}    # numpy dtype -> DType, for _wrap
 
 
 def _F():
@@ -317,9 +318,10 @@ class Tensor(TensorLike):
     @classmethod
     def _wrap(cls, arr) -> "Tensor":
         t = object.__new__(cls)
-        arr = np.asarray(arr)
+        if type(arr) is not np.ndarray:
+            arr = np.asarray(arr)
         t._data = arr
-        t._dtype = dt.from_numpy(arr.dtype)
+        t._dtype = _DTYPE_OF.get(arr.dtype) or dt.from_numpy(arr.dtype)
         t._spec_shape = None
         return t
 
