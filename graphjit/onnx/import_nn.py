@@ -1,5 +1,5 @@
-"""ONNX node -> graphjit nodes: shape ops (Reshape, Slice, Split, Pad...), constants and
-the network ops (Conv, pooling, normalizations). Values graphjit takes as attributes
+"""ONNX node -> graphjit nodes: shape ops (Reshape, Slice, Split, Pad, Compress...) and
+constants (the network ops are in import_net.py). Values graphjit takes as attributes
 (axes, shapes, pads) must be constants in the file; opset differences (attribute in
 old opsets, input in new ones) are handled per op."""
 from __future__ import annotations
@@ -10,7 +10,8 @@ import numpy as np
 
 from ..ir import dtypes as D
 from .import_ops import NodeCx, check_elements, op
-from .import_read import MAX_ELEMENTS
+
+__all__: list = []    # the translations register themselves in import_ops.OPS
 
 _ALL = ("slice", None, None, None)
 
@@ -474,119 +475,6 @@ def _dropout(cx):
     return outs
 
 
-# -- network ops ----------------------------------------------------------------------------------
-def _window_attrs(cx, x, kernel):
-    """graphjit's (kernel, strides, dilation, pad_mode, pad) of an ONNX Conv or pool."""
-    if len(kernel) != 2:
-        raise cx.refuse(f"{cx.node.op_type} over {len(kernel)} spatial dims: graphjit has "
-                        f"2-D windows only")
-    strides = cx.attrs.ints("strides", (1, 1))
-    dil = cx.attrs.ints("dilations", (1, 1))
-    pads = cx.attrs.ints("pads", (0, 0, 0, 0))
-    if len(strides) != 2 or len(dil) != 2 or len(pads) != 4:
-        raise cx.where.damaged("strides and dilations need 2 entries and pads 4")
-    auto = cx.attrs.string("auto_pad", "NOTSET")
-    pad = (pads[0], pads[2], pads[1], pads[3])
-    if auto == "NOTSET":
-        return kernel, strides, dil, ("pad" if any(pad) else "valid"), pad
-    if auto == "VALID":
-        return kernel, strides, dil, "valid", (0, 0, 0, 0)
-    if auto == "SAME_UPPER":
-        return kernel, strides, dil, "same", (0, 0, 0, 0)
-    if auto == "SAME_LOWER":
-        if x.shape is None or x.shape[-1] is None or x.shape[-2] is None:
-            raise cx.refuse("auto_pad SAME_LOWER needs the spatial dims known")
-        pad = []
-        for n, k, s, d in zip(x.shape[-2:], kernel, strides, dil):
-            out = -(-n // s)
-            total = max((out - 1) * s + d * (k - 1) + 1 - n, 0)
-            pad.append((total - total // 2, total // 2))
-        return kernel, strides, dil, "pad", (pad[0][0], pad[0][1], pad[1][0], pad[1][1])
-    raise cx.where.damaged(f"unknown auto_pad {auto!r}")
-
-
-@op("Conv")
-def _conv(cx):
-    x, w, b = cx.x(0), cx.x(1), cx.opt(2)
-    if w.shape is None or w.shape[0] is None:
-        raise cx.refuse("Conv needs the weight's output channels known while building")
-    kernel = cx.attrs.ints("kernel_shape", tuple(w.shape[2:]))
-    k, s, d, mode, pad = _window_attrs(cx, x, kernel)
-    y = cx.emit("Conv2D", x, w, out_channel=int(w.shape[0]), kernel_size=tuple(k),
-                pad_mode=mode, pad=tuple(pad), stride=tuple(s), dilation=tuple(d),
-                group=cx.attrs.int("group", 1))
-    if b is not None:
-        y = cx.emit("Add", y, cx.emit("Reshape", b, shape=(1, -1, 1, 1)))
-    return [y]
-
-
-@op("MaxPool")
-def _max_pool(cx):
-    x = cx.x(0)
-    if len(cx.node.output) > 1 and cx.node.output[1]:
-        raise cx.refuse("MaxPool's Indices output is not supported")
-    if cx.attrs.int("storage_order", 0):
-        raise cx.refuse("MaxPool storage_order=1 is not supported")
-    k, s, d, mode, pad = _window_attrs(cx, x, cx.attrs.ints("kernel_shape"))
-    return [cx.emit("MaxPool", x, kernel_size=tuple(k), strides=tuple(s), dilation=tuple(d),
-                    pad_mode=mode, pad=tuple(pad),
-                    ceil_mode=bool(cx.attrs.int("ceil_mode", 0)))]
-
-
-@op("AveragePool")
-def _avg_pool(cx):
-    x = cx.x(0)
-    k, s, d, mode, pad = _window_attrs(cx, x, cx.attrs.ints("kernel_shape"))
-    if tuple(d) != (1, 1):
-        raise cx.refuse("AveragePool with dilations is not supported")
-    return [cx.emit("AvgPool", x, kernel_size=tuple(k), strides=tuple(s), pad_mode=mode,
-                    pad=tuple(pad), ceil_mode=bool(cx.attrs.int("ceil_mode", 0)),
-                    count_include_pad=bool(cx.attrs.int("count_include_pad", 0)))]
-
-
-@op("GlobalAveragePool", "GlobalMaxPool")
-def _global_pool(cx):
-    x = cx.x(0)
-    r = _rank(cx, x)
-    gj = "ReduceMean" if cx.node.op_type == "GlobalAveragePool" else "ReduceMax"
-    return [cx.emit(gj, x, axis=tuple(range(2, r)), keep_dims=True)]
-
-
-@op("BatchNormalization")
-def _batch_norm(cx):
-    if cx.attrs.int("training_mode", 0) or len([o for o in cx.node.output if o]) > 1:
-        raise cx.refuse("BatchNormalization in training mode is not supported")
-    x = cx.x(0)
-    y = cx.emit("BatchNorm", x, cx.x(1), cx.x(2), cx.x(3), cx.x(4), is_training=False,
-                epsilon=cx.attrs.float("epsilon", 1e-5))
-    return [y[0]]
-
-
-@op("LayerNormalization")
-def _layer_norm(cx):
-    x, scale, bias = cx.x(0), cx.x(1), cx.opt(2)
-    r = _rank(cx, x)
-    axis = _norm(cx, cx.attrs.int("axis", -1), r)
-    want = x.shape[axis:]
-    if scale.shape != want:
-        if scale.shape is None or len(scale.shape) > len(want):
-            raise cx.refuse(f"LayerNormalization's scale {scale.type} must have the normalized "
-                            f"shape {list(want)}")
-        scale = cx.emit("BroadcastTo", scale, shape=tuple(-1 if s is None else s
-                                                          for s in want))
-    if bias is None:
-        bias = cx.emit("ZerosLike", scale)
-    elif bias.shape != scale.shape:
-        bias = cx.emit("BroadcastLike", bias, scale)
-    eps = cx.attrs.float("epsilon", 1e-5)
-    y, mean, var = cx.emit("LayerNorm", x, scale, bias, begin_norm_axis=axis,
-                           begin_params_axis=axis, epsilon=eps)
-    stash = cx.dtype_attr("stash_type", 1)
-    inv = cx.emit("Rsqrt", cx.emit("Add", var, cx.scalar(eps, var)))
-    return [y, cx.keep(mean, stash), cx.keep(inv, stash)]
-
-
-__all__ = ["MAX_ELEMENTS"]
 
 
 @op("Compress")

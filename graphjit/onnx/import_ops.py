@@ -12,7 +12,7 @@ from ..ir import dtypes as D
 from ..ir.errors import GraphJitError
 from ..ir.graph import Value
 from ..ir.registry import get_op
-from ..ir.types import TensorType, num_elements
+from ..ir.types import num_elements
 from .import_read import MAX_ELEMENTS, Attrs, NeedsConstantError, elem_dtype
 
 __all__ = ["NodeCx", "translate", "OPS", "op"]
@@ -565,4 +565,4 @@ def check_elements(cx: NodeCx, shape) -> None:
                                f"{MAX_ELEMENTS} elements")
 
 
-from . import import_nn  # noqa: E402,F401  (registers the shape and network ops)
+from . import import_net, import_nn  # noqa: E402,F401  (register the shape and network ops)
