@@ -260,9 +260,10 @@ def _damaged_models():
     m = model([h.make_node("Loop", ["M", ""], [], body=body)], [vi("M", T.INT64, [])],
               [vi("M", T.INT64, [])])
     yield "loop body inputs", m, "the body takes 1 inputs; a Loop with 0 carried"
-    m = model([h.make_node("Identity", ["x"], ["y"])], [vi("x", shape=[1 << 40, 1 << 40])],
+    m = model([h.make_node("Identity", ["x"], ["y"])], [vi("x", shape=[1 << 40, 3])],
               [vi("y")])
-    yield "huge dims", model([h.make_node("Identity", ["w"], ["y"])], [], [vi("y")],
+    yield "huge input dim", m, "claims dim 1099511627776"
+    yield "huge initializer dims", model([h.make_node("Identity", ["w"], ["y"])], [], [vi("y")],
                              inits=[_huge_tensor()]), "claim .* elements"
     m = model([h.make_node("Identity", ["w"], ["y"])], [], [vi("y")], inits=[_external("../x")])
     yield "external data outside", m, "must be a relative path|points outside"
