@@ -52,6 +52,18 @@ class Cell:
             return
         object.__setattr__(self, name, value)
 
+    def __deepcopy__(self, memo):
+        """A copy with its own Parameters (same values) and no compiled graphs (as
+        TransformerEncoder makes its layers)."""
+        import copy
+        new = object.__new__(type(self))
+        memo[id(self)] = new
+        for k, v in self.__dict__.items():
+            if k == "_graphjit_caches":     # compiled graphs (with locks): built anew
+                continue
+            object.__setattr__(new, k, None if k == "_compiled" else copy.deepcopy(v, memo))
+        return new
+
     def construct(self, *args, **kwargs):
         raise NotImplementedError(f"{type(self).__name__} must define construct(self, ...)")
 
@@ -482,8 +494,12 @@ from .nn_losses import *  # noqa: F401,F403,E402  (losses, optimizers and traini
 from .nn_optim import *  # noqa: F401,F403,E402
 from .nn_wrap import *  # noqa: F401,F403,E402
 from . import nn_losses as _nn_losses, nn_optim as _nn_optim, nn_wrap as _nn_wrap  # noqa: E402
+from .nn_extra import *  # noqa: F401,F403,E402  (Conv1d, GroupNorm, Upsample, KLDivLoss, ...)
+from .nn_attention import *  # noqa: F401,F403,E402  (MultiheadAttention, Transformer...)
+from . import nn_extra as _nn_extra, nn_attention as _nn_attention  # noqa: E402
 
 from .metrics import MAE, MSE, Accuracy, Loss, Metric  # noqa: E402  (MindSpore 1.x's nn names)
 
 __all__ += list(_nn_layers.__all__) + list(_nn_losses.__all__) + list(_nn_optim.__all__) + \
-    list(_nn_wrap.__all__) + ["Accuracy", "Loss", "MAE", "MSE", "Metric"]
+    list(_nn_wrap.__all__) + list(_nn_extra.__all__) + list(_nn_attention.__all__) + \
+    ["Accuracy", "Loss", "MAE", "MSE", "Metric"]

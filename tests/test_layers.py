@@ -27,6 +27,8 @@ MAY_NOT_IMPORT = {
     "nn_losses": {"frontend", "jit"},   # losses, optimizers and training wrappers of nn
     "nn_optim": {"frontend", "jit"},
     "nn_wrap": {"frontend", "jit"},
+    "nn_extra": {"frontend", "jit"},       # more layers and losses (Conv1d, GroupNorm, ...)
+    "nn_attention": {"frontend", "jit"},   # MultiheadAttention and the Transformer encoder
     "metrics": {"frontend", "jit", "nn", "backend"},
     "train": {"frontend", "jit", "backend"},   # Model reaches the compiler through Cells
     "dataset": {"frontend", "jit", "backend", "nn", "ops"},

@@ -190,17 +190,18 @@ def runtime_check(ok, error=ValueError, message=""):
 
 
 # -- layers, sorting, and MindSpore's functional names (F.depend, F.make_tuple, ...) -----------
-from . import extra_ops, layer_ops, loss_ops, random_ops, sort_ops  # noqa: E402
+from . import extra_ops, layer_ops, loss_ops, more_ops, random_ops, sort_ops  # noqa: E402
 from .extra_ops import *  # noqa: F401,F403,E402
 from .loss_ops import *  # noqa: F401,F403,E402
 from .random_ops import *  # noqa: F401,F403,E402
 from .layer_ops import *  # noqa: F401,F403,E402
 from .sort_ops import *  # noqa: F401,F403,E402
+from .more_ops import *  # noqa: F401,F403,E402
 from .misc_ops import (depend, dtype, identity, make_tuple,  # noqa: E402
                        scalar_to_tensor, stop_gradient, tuple_getitem, tuple_to_array)
 from .state_ops import assign, assign_add, assign_sub  # noqa: E402
 
 __all__ += list(extra_ops.__all__) + list(loss_ops.__all__) + list(random_ops.__all__) + \
-    list(layer_ops.__all__) + list(sort_ops.__all__) + [
+    list(layer_ops.__all__) + list(sort_ops.__all__) + list(more_ops.__all__) + [
     "assign", "assign_add", "assign_sub", "depend", "dtype", "identity", "make_tuple", "scalar_to_tensor",
     "stop_gradient", "tuple_getitem", "tuple_to_array"]

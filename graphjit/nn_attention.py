@@ -1,0 +1,210 @@
+"""MindSpore 2.x's attention layers: nn.MultiheadAttention, nn.TransformerEncoderLayer
+and nn.TransformerEncoder, built from Dense-like matmuls, softmax, LayerNorm and
+Dropout, so they run the same in both modes and differentiate."""
+from __future__ import annotations
+
+import copy
+import math
+
+from . import initializer as init
+from . import ops
+from .ir.dtypes import float32
+from .nn import Cell, CellList, Dense, Dropout, get_activation
+from .nn_layers import LayerNorm
+from .parameter import Parameter
+from .tensor import TensorLike
+
+__all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder"]
+
+
+def _mask_as_bias(mask, dtype):
+    """A bool mask (True: not attended) as -inf where set, 0 elsewhere; a float mask is
+    added as it is."""
+    if mask.dtype.is_bool:
+        zeros = ops.zeros_like(ops.cast(mask, dtype))
+        return ops.masked_fill(zeros, mask, float("-inf"))
+    return ops.cast(mask, dtype)
+
+
+class MultiheadAttention(Cell):
+    """Multi-head attention (Attention Is All You Need): query (L, N, E) (or (N, L, E)
+    with batch_first, or (L, E) unbatched), key and value (S, N, kdim / vdim). The
+    projections are in_proj_weight (3E, E) and in_proj_bias (3E,) (q_proj_weight,
+    k_proj_weight and v_proj_weight when kdim or vdim differ from E) and out_proj, a
+    Dense(E, E). construct returns (attn_output, attn_weights): the weights are averaged
+    over the heads unless average_attn_weights is False, None unless need_weights.
+    key_padding_mask (N, S) and attn_mask (L, S) or (N * num_heads, L, S) are bool
+    (True: not attended) or float (added to the scores). dropout applies to the
+    attention weights while training."""
+
+    def __init__(self, embed_dim, num_heads, dropout=0.0, has_bias=True, add_bias_kv=False,
+                 add_zero_attn=False, kdim=None, vdim=None, batch_first=False, dtype=float32):
+        super().__init__()
+        for name, v in (("embed_dim", embed_dim), ("num_heads", num_heads)):
+            if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
+                raise TypeError(f"MultiheadAttention: {name} must be a positive int, got {v!r}")
+        if embed_dim % num_heads:
+            raise ValueError(f"MultiheadAttention: embed_dim {embed_dim} must be divisible by "
+                             f"num_heads {num_heads}")
+        if add_bias_kv or add_zero_attn:
+            raise ValueError("MultiheadAttention: add_bias_kv and add_zero_attn are not "
+                             "supported by graphjit; leave them False")
+        self.embed_dim, self.num_heads = embed_dim, num_heads
+        self.head_dim = embed_dim // num_heads
+        self.kdim = embed_dim if kdim is None else kdim
+        self.vdim = embed_dim if vdim is None else vdim
+        self.same_dims = self.kdim == embed_dim and self.vdim == embed_dim
+        self.batch_first = bool(batch_first)
+        self.dropout = float(dropout)
+        self.has_bias = bool(has_bias)
+        xavier = init.XavierUniform()
+        if self.same_dims:
+            self.in_proj_weight = Parameter(init.initializer(xavier, (3 * embed_dim, embed_dim),
+                                                             dtype), name="in_proj_weight")
+        else:
+            self.q_proj_weight = Parameter(init.initializer(xavier, (embed_dim, embed_dim),
+                                                            dtype), name="q_proj_weight")
+            self.k_proj_weight = Parameter(init.initializer(xavier, (embed_dim, self.kdim),
+                                                            dtype), name="k_proj_weight")
+            self.v_proj_weight = Parameter(init.initializer(xavier, (embed_dim, self.vdim),
+                                                            dtype), name="v_proj_weight")
+        self.in_proj_bias = None
+        if self.has_bias:
+            self.in_proj_bias = Parameter(init.initializer("zeros", (3 * embed_dim,), dtype),
+                                          name="in_proj_bias")
+        self.out_proj = Dense(embed_dim, embed_dim, has_bias=self.has_bias,
+                              bias_init="zeros", dtype=dtype)
+        self.attn_dropout = Dropout(p=self.dropout)
+
+    def _project(self, x, k):
+        e = self.embed_dim
+        if self.same_dims:
+            w = self.in_proj_weight[k * e:(k + 1) * e]
+        elif k == 0:
+            w = self.q_proj_weight
+        elif k == 1:
+            w = self.k_proj_weight
+        else:
+            w = self.v_proj_weight
+        y = ops.matmul(x, ops.transpose(w, (1, 0)))
+        if self.has_bias:
+            y = y + self.in_proj_bias[k * e:(k + 1) * e]
+        return y
+
+    def _heads(self, x):
+        """(N, L, E) as (N, H, L, D)."""
+        n_len = x.shape[1]
+        return ops.transpose(ops.reshape(x, (-1, n_len, self.num_heads, self.head_dim)),
+                             (0, 2, 1, 3))
+
+    def construct(self, query, key, value, key_padding_mask=None, need_weights=True,
+                  attn_mask=None, average_attn_weights=True):
+        unbatched = query.ndim == 2
+        if unbatched:
+            query, key, value = (ops.expand_dims(query, 0), ops.expand_dims(key, 0),
+                                 ops.expand_dims(value, 0))
+            if key_padding_mask is not None:
+                key_padding_mask = ops.expand_dims(key_padding_mask, 0)
+        elif not self.batch_first:
+            query, key, value = (ops.transpose(query, (1, 0, 2)), ops.transpose(key, (1, 0, 2)),
+                                 ops.transpose(value, (1, 0, 2)))
+        q = self._heads(self._project(query, 0)) * (1.0 / math.sqrt(self.head_dim))
+        k = self._heads(self._project(key, 1))
+        v = self._heads(self._project(value, 2))
+        scores = ops.matmul(q, ops.transpose(k, (0, 1, 3, 2)))          # (N, H, L, S)
+        if attn_mask is not None:
+            bias = _mask_as_bias(attn_mask, scores.dtype)
+            if bias.ndim == 3:
+                bias = ops.reshape(bias, (-1, self.num_heads, bias.shape[1], bias.shape[2]))
+            scores = scores + bias
+        if key_padding_mask is not None:
+            pad = _mask_as_bias(key_padding_mask, scores.dtype)
+            scores = scores + ops.expand_dims(ops.expand_dims(pad, 1), 1)
+        weights = ops.softmax(scores, -1)
+        out = ops.matmul(self.attn_dropout(weights), v)                  # (N, H, L, D)
+        n_len = out.shape[2]
+        out = ops.reshape(ops.transpose(out, (0, 2, 1, 3)), (-1, n_len, self.embed_dim))
+        out = self.out_proj(out)
+        if unbatched:
+            out = ops.squeeze(out, 0)
+        elif not self.batch_first:
+            out = ops.transpose(out, (1, 0, 2))
+        if not need_weights:
+            return out, None
+        if average_attn_weights:
+            weights = ops.mean(weights, 1)
+        if unbatched:
+            weights = ops.squeeze(weights, 0)
+        return out, weights
+
+
+class TransformerEncoderLayer(Cell):
+    """Self-attention and a feed-forward block (Dense(d_model, dim_feedforward),
+    activation, Dense back), each with dropout and a residual connection and LayerNorm:
+    after each block (the default) or, with norm_first, before it. src is (S, N, E), or
+    (N, S, E) with batch_first."""
+
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu",
+                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, dtype=float32):
+        super().__init__()
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
+                                            batch_first=batch_first, dtype=dtype)
+        self.linear1 = Dense(d_model, dim_feedforward, dtype=dtype)
+        self.dropout = Dropout(p=float(dropout))
+        self.linear2 = Dense(dim_feedforward, d_model, dtype=dtype)
+        self.norm_first = bool(norm_first)
+        self.norm1 = LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype)
+        self.norm2 = LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype)
+        self.dropout1 = Dropout(p=float(dropout))
+        self.dropout2 = Dropout(p=float(dropout))
+        if isinstance(activation, str):
+            if activation.lower() not in ("relu", "gelu"):
+                raise ValueError(f"TransformerEncoderLayer: activation must be 'relu', 'gelu' "
+                                 f"or a Cell, got {activation!r}")
+            activation = get_activation(activation.lower())
+        elif not callable(activation) or isinstance(activation, TensorLike):
+            raise TypeError(f"TransformerEncoderLayer: activation must be 'relu', 'gelu' or a "
+                            f"Cell, got {activation!r}")
+        self.activation = activation
+
+    def construct(self, src, src_mask=None, src_key_padding_mask=None):
+        # the blocks are written out here: a helper method of a graphjit module runs as
+        # plain Python, and could not call the sub-Cells in graph mode
+        x = src
+        if self.norm_first:
+            h = self.norm1(x)
+            h = self.self_attn(h, h, h, src_key_padding_mask, False, src_mask)[0]
+            x = x + self.dropout1(h)
+            h = self.linear2(self.dropout(self.activation(self.linear1(self.norm2(x)))))
+            x = x + self.dropout2(h)
+        else:
+            h = self.self_attn(x, x, x, src_key_padding_mask, False, src_mask)[0]
+            x = self.norm1(x + self.dropout1(h))
+            h = self.linear2(self.dropout(self.activation(self.linear1(x))))
+            x = self.norm2(x + self.dropout2(h))
+        return x
+
+
+class TransformerEncoder(Cell):
+    """num_layers copies of encoder_layer (starting from its weights) applied in turn,
+    then norm if given."""
+
+    def __init__(self, encoder_layer, num_layers, norm=None):
+        super().__init__()
+        if not isinstance(encoder_layer, Cell):
+            raise TypeError(f"TransformerEncoder: encoder_layer must be a Cell, got "
+                            f"{type(encoder_layer).__name__}")
+        if not isinstance(num_layers, int) or isinstance(num_layers, bool) or num_layers <= 0:
+            raise TypeError(f"TransformerEncoder: num_layers must be a positive int, got "
+                            f"{num_layers!r}")
+        self.layers = CellList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
+        self.num_layers = num_layers
+        self.norm = norm
+
+    def construct(self, src, mask=None, src_key_padding_mask=None):
+        out = src
+        for layer in self.layers:
+            out = layer(out, mask, src_key_padding_mask)
+        if self.norm is not None:
+            out = self.norm(out)
+        return out
