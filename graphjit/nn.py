@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import operator
+import os as _os
 from collections import OrderedDict
 
 from . import initializer as init
@@ -13,6 +14,11 @@ from .ir.dtypes import float32
 from .parameter import Parameter
 from .tensor import Tensor
 from .tracebacks import user_facing as _user_facing
+
+# MindSpore's module spellings (mindspore.nn.layer, mindspore.nn.loss.loss,
+# mindspore.nn.optim.optimizer, mindspore.nn.cell, ...) are modules in nn_modules/ that
+# re-export this module: graphjit.nn searches there for its submodules.
+__path__ = [_os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "nn_modules")]
 
 __all__ = ["Cell", "CellList", "SequentialCell", "ReLU", "ReLU6", "Sigmoid", "Tanh", "SiLU",
            "LeakyReLU", "ELU", "GELU", "Softplus", "Softmax", "LogSoftmax", "Flatten",

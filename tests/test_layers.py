@@ -29,6 +29,7 @@ MAY_NOT_IMPORT = {
     "nn_wrap": {"frontend", "jit"},
     "nn_extra": {"frontend", "jit"},       # more layers and losses (Conv1d, GroupNorm, ...)
     "nn_attention": {"frontend", "jit"},   # MultiheadAttention and the Transformer encoder
+    "nn_modules": {"frontend", "jit"},     # mindspore.nn.layer, .loss, .optim, ... spellings
     "metrics": {"frontend", "jit", "nn", "backend"},
     "train": {"frontend", "jit", "backend"},   # Model reaches the compiler through Cells
     "dataset": {"frontend", "jit", "backend", "nn", "ops"},

@@ -514,3 +514,34 @@ def test_bad_layer_arguments_are_refused():
         nn.KLDivLoss("avg")
     with pytest.raises(ValueError, match="activation"):
         nn.TransformerEncoderLayer(8, 2, activation="swish")
+
+
+# -- mindspore.nn.<submodule> spellings ----------------------------------------------------
+def test_nn_submodule_spellings_import_the_same_classes(monkeypatch):
+    import importlib
+    import sys
+    from graphjit.nn.cell import Cell
+    from graphjit.nn.layer import Conv1d, Dense
+    from graphjit.nn.layer.conv import Conv2d
+    from graphjit.nn.loss.loss import LossBase
+    from graphjit.nn.optim.optimizer import Optimizer
+    from graphjit.nn.wrap.cell_wrapper import TrainOneStepCell
+    from graphjit.nn.dynamic_lr import exponential_decay_lr
+    assert (Cell, Dense, Conv1d, Conv2d, LossBase, Optimizer, TrainOneStepCell) == (
+        nn.Cell, nn.Dense, nn.Conv1d, nn.Conv2d, nn.LossBase, nn.Optimizer, nn.TrainOneStepCell)
+    assert exponential_decay_lr is nn.exponential_decay_lr
+    # under the aliases MindSpore programs are run with
+    monkeypatch.setitem(sys.modules, "mindspore", ms)
+    monkeypatch.setitem(sys.modules, "mindspore.nn", nn)
+    try:
+        loss_mod = importlib.import_module("mindspore.nn.loss.loss")
+        act = importlib.import_module("mindspore.nn.layer.activation")
+        assert loss_mod.LossBase is nn.LossBase and act.ReLU is nn.ReLU
+    finally:
+        for name in [n for n in sys.modules if n.startswith("mindspore.nn.")]:
+            del sys.modules[name]
+
+    class MyLoss(LossBase):
+        def construct(self, logits, labels):
+            return self.get_loss(ops.abs(logits - labels))
+    _close(_both(MyLoss(), A3, B3[:, :3, :4]), np.abs(A3 - B3[:, :3, :4]).mean())

@@ -1,0 +1,3 @@
+"""mindspore.nn.wrap.cell_wrapper: the training wrappers of graphjit.nn."""
+from graphjit.nn import *  # noqa: F401,F403
+from graphjit.nn import __all__  # noqa: F401
