@@ -331,7 +331,14 @@ def _emit_loop(b, node, kind, spec, cond0, p: _Pass, st: _State, outer: GraphCon
             env[name] = _set(env[name], path, out)
     for n, flag in bound.items():   # bound if it was before the loop or an iteration bound it
         if not (st.runs_once and _exit_leaf(p, (n, ()), "bound") is True):
-            env[n] = MaybeUndefined(n, env[n], flag)   # read: UnboundLocalError if not
+            before = p.env0.get(n)
+            if isinstance(before, Unjoinable):
+                # it had a value before the loop (one whose paths could not join): after
+                # zero iterations it is still that, so a read is refused as before; the
+                # bound flag would raise UnboundLocalError where eager mode has a value
+                env[n] = Unjoinable(n, before.exc)
+            else:
+                env[n] = MaybeUndefined(n, env[n], flag)   # read: UnboundLocalError if not
     for n, ev in p.exit_env.items():      # lists of run-time length made inside the body
         if n.startswith("<") or n in bound or (n in env and not isinstance(env[n], Undefined)):
             continue

@@ -437,3 +437,25 @@ def test_a_carried_name_that_changes_shape_after_a_leave_gets_the_shape_join_mes
     text = str(info.value)
     assert "'y'" in text and "does not keep its structure" not in text, text
     assert "y = ops.concat([y, row])" in text
+
+
+def rebound_in_loops_with_another_dtype(x, y, n):
+    """x is float64, y float32: after the first inner Loop, u is float64 if it ran zero
+    times and float32 if not (its paths cannot join); the second inner Loop must not
+    turn that into 'u is unbound' when it runs zero times (fuzzgen2 seed 5000079)."""
+    u = x[0]
+    for i in range(2):
+        for j in range(n):
+            u = y[0] + j
+    return u
+
+
+@pytest.mark.parametrize("n", [0, 2])
+def test_a_name_whose_paths_cannot_join_is_refused_at_build_not_unbound_at_run(n):
+    x = ms.Tensor(np.ones((2, 3), np.float64))
+    y = ms.Tensor(np.ones((2, 3), np.float32))
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    rebound_in_loops_with_another_dtype(x, y, ms.Tensor(n))     # eager mode runs it
+    ms.set_context(mode=ms.GRAPH_MODE)
+    with pytest.raises(ms.TypeJoinError, match="dtype1 = float64, dtype2 = float32"):
+        ms.jit(rebound_in_loops_with_another_dtype)(x, y, ms.Tensor(n))
