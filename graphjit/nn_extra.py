@@ -18,7 +18,8 @@ from .ops.layer_ops import pad_mode as _pad_mode
 from .ops.more_ops import transpose_conv_nchw
 from .parameter import Parameter
 
-__all__ = ["Conv1d", "Conv2dTranspose", "GroupNorm", "InstanceNorm2d", "Upsample",
+__all__ = ["Conv1d", "Conv2dTranspose", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d",
+           "InstanceNorm3d", "Upsample",
            "KLDivLoss", "CosineEmbeddingLoss"]
 
 
@@ -176,20 +177,23 @@ class GroupNorm(Cell):
         return ops.group_norm(x, self.num_groups, self.gamma, self.beta, self.eps)
 
 
-class InstanceNorm2d(Cell):
-    """Instance normalization of (N, C, H, W): each sample and channel normalized over
-    H and W with its own mean and biased variance, in training and inference alike,
-    then * gamma + beta. Training (set_train()) also updates moving_mean and
-    moving_variance: new = (1 - momentum) * observed + momentum * old... as MindSpore's
-    note states, with momentum the weight of the observed batch statistics."""
+class _InstanceNorm(Cell):
+    """Instance normalization of (N, C, *): each sample and channel normalized over the
+    spatial dims with its own mean and biased variance, in training and inference
+    alike, then * gamma + beta. Training (set_train()) also updates moving_mean and
+    moving_variance: moving = (1 - momentum) * moving + momentum * the batch's mean of
+    the instance statistics (unbiased variances)."""
+
+    _ranks = ()
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, gamma_init="ones",
                  beta_init="zeros", dtype=float32):
         super().__init__()
-        self.num_features = _positive_int(num_features, "num_features", "InstanceNorm2d")
+        layer = type(self).__name__
+        self.num_features = _positive_int(num_features, "num_features", layer)
         if isinstance(momentum, bool) or not isinstance(momentum, (int, float)) or \
                 not 0 <= momentum <= 1:
-            raise ValueError(f"InstanceNorm2d: momentum must be in [0, 1], got {momentum!r}")
+            raise ValueError(f"{layer}: momentum must be in [0, 1], got {momentum!r}")
         self.eps, self.momentum, self.affine = float(eps), float(momentum), bool(affine)
         n = (num_features,)
         self.gamma = Parameter(init.initializer(gamma_init, n, dtype), name="gamma",
@@ -202,12 +206,30 @@ class InstanceNorm2d(Cell):
                                          requires_grad=False)
 
     def construct(self, x):
-        check_rank(x, (4,), "InstanceNorm2d")
+        check_rank(x, self._ranks, type(self).__name__)
         if self.training:
             return ops.instance_norm(x, self.moving_mean, self.moving_variance, self.gamma,
                                      self.beta, True, self.momentum, self.eps)
         return ops.instance_norm(x, None, None, self.gamma, self.beta, True, self.momentum,
                                  self.eps)
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Instance normalization of (N, C, L); see _InstanceNorm."""
+
+    _ranks = (3,)
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Instance normalization of (N, C, H, W); see _InstanceNorm."""
+
+    _ranks = (4,)
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance normalization of (N, C, D, H, W); see _InstanceNorm."""
+
+    _ranks = (5,)
 
 
 class Upsample(Cell):

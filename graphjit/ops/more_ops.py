@@ -19,8 +19,8 @@ from ..ir import dtypes as dt
 from ..tensor import Tensor, TensorLike
 from ._dispatch import apply, to_tensor
 from . import math_ops as M
-from .array_ops import (broadcast_to, expand_dims, gather, getitem, reshape, squeeze, stack,
-                        transpose, zeros, zeros_like)
+from .array_ops import (broadcast_to, expand_dims, gather, getitem, ones_like, reshape,
+                        squeeze, stack, transpose, zeros, zeros_like)
 from .extra_ops import pad as _pad
 from .layer_ops import conv2d
 from .misc_ops import assign, stop_gradient
@@ -297,44 +297,60 @@ def nonzero(input, *, as_tuple=False):
     """The indices (int64) of input's nonzero elements, one row (z, ndim) per element in
     row-major order; as_tuple gives one 1-D tensor per dim instead."""
     x = _t(input)
-    shape = _shape(x, "nonzero")
-    if not shape:
+    r = _rank(x, "nonzero")
+    if not r:
         raise ValueError("nonzero: the input must have rank 1 or more")
-    coords = np.indices(shape, dtype=np.int64).reshape(len(shape), -1).T.copy()
+    shape = tuple(x.shape)
     flags = M.not_equal(x, 0) if not x.dtype.is_bool else x
-    rows = apply("BooleanMask", _const(coords), reshape(flags, (-1,)))
+    if builtins.all(isinstance(d, int) for d in shape):
+        coords = _const(np.indices(shape, dtype=np.int64).reshape(r, -1).T.copy())
+    else:   # dims known only at run time: each coordinate is a running count along its axis
+        one = ones_like(flags, dtype=dt.int64)
+        coords = reshape(stack([M.sub(M.cumsum(one, k), 1) for k in range(r)], -1), (-1, r))
+    rows = apply("BooleanMask", coords, reshape(flags, (-1,)))
     if as_tuple:
         return tuple(getitem(rows, (builtins.slice(None), k)) for k in range(len(shape)))
     return rows
 
 
 # -- gathering and scattering by index tuples -----------------------------------------------
-def _linear_index(x, indices, what):
-    """(flat index of each index tuple, x's first K dims flattened, size of the rest)."""
+def _linear_index(x, indices, what, dynamic_first=False):
+    """(flat index of each index tuple, x's first K dims flattened, the rest of x's
+    dims). indices may have dims known only at run time but its last one (K)."""
     idx = _t(indices)
     if not idx.dtype.is_integer:
         raise TypeError(f"{what}: indices must be integers, got {idx.dtype}")
-    ishape = _shape(idx, what)
-    xshape = _shape(x, what)
-    if not ishape:
-        raise ValueError(f"{what}: indices must have rank 1 or more")
+    ishape = idx.shape
+    if not isinstance(ishape, tuple) or not ishape or not isinstance(ishape[-1], int):
+        raise TypeError(f"{what}: indices must have rank 1 or more and a last dim known "
+                        f"while the graph is built, got shape {ishape}")
+    xshape = tuple(x.shape) if isinstance(x.shape, tuple) else None
+    if xshape is None or not builtins.all(isinstance(d, int) for d in xshape[1:]) or \
+            not (dynamic_first or isinstance(xshape[0], int)):
+        raise TypeError(f"{what} needs an input whose shape is known while the graph is "
+                        f"built{' (but for its first dim)' if dynamic_first else ''}, got "
+                        f"shape {x.shape}")
     k = ishape[-1]
-    if k > len(xshape):
+    if not 1 <= k <= len(xshape):
         raise ValueError(f"{what}: index tuples of length {k} for an input of rank "
                          f"{len(xshape)}")
     strides = np.array([math.prod(xshape[i + 1:k]) for i in range(k)], dtype=np.int64)
-    bounds = np.array(xshape[:k], dtype=np.int64)
+    if isinstance(xshape[0], int):
+        bounds = _const(np.array(xshape[:k], dtype=np.int64))
+    else:   # the first dim is a run-time value
+        bounds = stack([M.cast(_t(d), dt.int64) for d in xshape[:k]])
     idx = M.cast(idx, dt.int64)
-    idx = M.where(M.less(idx, 0), M.add(idx, _const(bounds)), idx)   # negative: from the end
-    lin = M.sum(M.mul(idx, _const(strides)), -1) if k else zeros(ishape[:-1], dt.int64)
-    return lin, math.prod(xshape[:k]), xshape[k:]
+    idx = M.where(M.less(idx, 0), M.add(idx, bounds), idx)   # negative: from the end
+    lin = M.sum(M.mul(idx, _const(strides)), -1)
+    n = math.prod(xshape[:k]) if isinstance(xshape[0], int) else -1
+    return lin, n, xshape[k:]
 
 
 def gather_nd(input_x, indices):
     """out[i...] = input_x[indices[i..., 0], ..., indices[i..., K-1]] (the rest of
     input_x's dims kept): shape indices.shape[:-1] + input_x.shape[K:]."""
     x = _t(input_x)
-    lin, n, rest = _linear_index(x, indices, "gather_nd")
+    lin, n, rest = _linear_index(x, indices, "gather_nd", dynamic_first=True)
     return gather(reshape(x, (n,) + rest), lin, 0)
 
 
@@ -342,19 +358,20 @@ def _scatter_parts(x, indices, updates, what):
     lin, n, rest = _linear_index(x, indices, what)
     u = _t(updates)
     want = tuple(lin.shape) + tuple(rest)
-    if tuple(u.shape) != want:
-        raise ValueError(f"{what}: updates must have shape {want} (indices.shape[:-1] + "
-                         f"input_x.shape[K:]), got {u.shape}")
-    m = math.prod(lin.shape)
+    got = tuple(u.shape) if isinstance(u.shape, tuple) else None
+    if got is None or len(got) != len(want) or builtins.any(
+            isinstance(a, int) and isinstance(b, int) and a != b for a, b in zip(got, want)):
+        raise ValueError(f"{what}: updates must have shape indices.shape[:-1] + "
+                         f"input_x.shape[K:] ({want}), got {u.shape}")
     r = math.prod(rest)
-    return reshape(lin, (m,)), n, rest, reshape(M.cast(u, x.dtype), (m, r)), m, r
+    return reshape(lin, (-1,)), n, rest, reshape(M.cast(u, x.dtype), (-1, r)), r
 
 
 def tensor_scatter_add(input_x, indices, updates):
     """A copy of input_x with each updates slice added at its index tuple (an index
     given twice gets both)."""
     x = _t(input_x)
-    lin, n, rest, u, m, r = _scatter_parts(x, indices, updates, "tensor_scatter_add")
+    lin, n, rest, u, r = _scatter_parts(x, indices, updates, "tensor_scatter_add")
     hot = one_hot(lin, n, Tensor._wrap(np.ones((), x.dtype.np)),
                   Tensor._wrap(np.zeros((), x.dtype.np)))            # (m, n)
     added = matmul(transpose(hot, (1, 0)), u)                           # (n, r)
@@ -365,7 +382,11 @@ def tensor_scatter_update(input_x, indices, updates):
     """A copy of input_x with the updates slice at each index tuple (of an index given
     twice, the last update)."""
     x = _t(input_x)
-    lin, n, rest, u, m, r = _scatter_parts(x, indices, updates, "tensor_scatter_update")
+    lin, n, rest, u, r = _scatter_parts(x, indices, updates, "tensor_scatter_update")
+    m = lin.shape[0]
+    if not isinstance(m, int):
+        raise TypeError("tensor_scatter_update needs indices whose shape is known while the "
+                        "graph is built")
     hot = one_hot(lin, n, Tensor._wrap(np.ones((), np.int64)),
                   Tensor._wrap(np.zeros((), np.int64)))              # (m, n)
     order = _const(np.arange(1, m + 1, dtype=np.int64).reshape(m, 1))
@@ -477,11 +498,14 @@ def _dilate(x, axis, s):
     """x with s - 1 zeros between neighbours along axis."""
     if s == 1:
         return x
-    shape = _shape(x, "conv_transpose2d")
+    shape = tuple(x.shape)
+    if not builtins.all(isinstance(d, int) for d in shape[1:]):
+        raise TypeError(f"conv_transpose2d needs an input whose dims after the first are "
+                        f"known while the graph is built, got shape {shape}")
     z = zeros_like(x)
     st = stack([x] + [z] * (s - 1), axis + 1)
     n = shape[axis]
-    full = reshape(st, shape[:axis] + (n * s,) + shape[axis + 1:])
+    full = reshape(st, (-1,) + shape[1:axis] + (n * s,) + shape[axis + 1:])
     key = (builtins.slice(None),) * axis + (builtins.slice(0, (n - 1) * s + 1),)
     return getitem(full, key)
 

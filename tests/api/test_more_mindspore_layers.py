@@ -545,3 +545,34 @@ def test_nn_submodule_spellings_import_the_same_classes(monkeypatch):
         def construct(self, logits, labels):
             return self.get_loss(ops.abs(logits - labels))
     _close(_both(MyLoss(), A3, B3[:, :3, :4]), np.abs(A3 - B3[:, :3, :4]).mean())
+
+
+class _Dyn(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(8, 8, 3, has_bias=True)
+        self.tconv = nn.Conv2dTranspose(8, 2, 2, stride=2)
+        self.inorm = nn.InstanceNorm1d(8)
+        self.mha = nn.MultiheadAttention(8, 2, batch_first=True)
+
+    def construct(self, x):                       # x (N, L, E), N known only at run time
+        h = self.inorm(self.conv(ops.transpose(x, (0, 2, 1))))
+        a, w = self.mha(x, x, x)
+        t = self.tconv(ops.expand_dims(h, 3))
+        picked = ops.gather_nd(x, ops.nonzero(x > 1.0))
+        return a, w, t, picked, ops.interpolate(h, scale_factor=2.0, mode="linear")
+
+
+def test_the_new_layers_build_with_a_batch_size_known_only_at_run_time():
+    net = _Dyn()
+    for n in (2, 3):
+        x = R.standard_normal((n, 5, 8)).astype(np.float32)
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+        eager = net(ms.Tensor(x))
+        ms.set_context(mode=ms.GRAPH_MODE)
+        net.set_inputs(ms.Tensor(shape=[None, 5, 8], dtype=ms.float32)) if n == 2 else None
+        graph = net(ms.Tensor(x))
+        assert not compare_results(graph, eager)
+        _close(graph[3].asnumpy(), x[x > 1.0])
+    with pytest.raises(ValueError, match="rank 3"):
+        nn.InstanceNorm1d(8)(ms.Tensor(X2))
