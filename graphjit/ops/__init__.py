@@ -13,6 +13,7 @@ from .primitives import Primitive
 from .primitive import constexpr  # noqa: F401
 from .misc_ops import *  # noqa: F401,F403
 from .layer_primitives import *  # noqa: F401,F403
+from .more_primitives import *  # noqa: F401,F403
 from .state_ops import *  # noqa: F401,F403
 from . import composite  # noqa: F401
 from .gradients import GradOperation, grad, value_and_grad  # noqa: F401

@@ -4,5 +4,6 @@ from .misc_ops import Assign, AssignAdd, Depend, DType, Identity, Print, ScalarT
     StopGradient, TupleToArray  # noqa: F401
 from .misc_ops import MakeTuple, TupleGetItem  # noqa: F401
 from .layer_primitives import *  # noqa: F401,F403
+from .more_primitives import *  # noqa: F401,F403
 from .state_ops import AssignSub, ApplyGradientDescent, ApplyMomentum, ApplyAdagrad, Adam, \
     SGD  # noqa: F401

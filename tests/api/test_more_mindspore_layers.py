@@ -576,3 +576,44 @@ def test_the_new_layers_build_with_a_batch_size_known_only_at_run_time():
         _close(graph[3].asnumpy(), x[x > 1.0])
     with pytest.raises(ValueError, match="rank 3"):
         nn.InstanceNorm1d(8)(ms.Tensor(X2))
+
+
+class _Prims(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.gather_nd = ops.GatherNd()
+        self.scatter_nd = ops.ScatterNd()
+        self.update = ops.TensorScatterUpdate()
+        self.add = ops.TensorScatterAdd()
+        self.select = ops.MaskedSelect()
+        self.nonzero = ops.NonZero()
+        self.einsum = ops.Einsum("bij,bjk->bik")
+        self.kl = ops.KLDivLoss("sum")
+        self.resize = ops.ResizeNearestNeighbor((7, 9))
+        self.resize_ac = ops.ResizeNearestNeighbor((7, 9), align_corners=True)
+
+    def construct(self, x, i, u, img):
+        return (self.gather_nd(x, i), self.scatter_nd(i, u, (2, 3, 4)), self.update(x, i, u),
+                self.add(x, i, u), self.select(x, x > 0), self.nonzero(x > 0),
+                self.einsum((x, ops.transpose(x, (0, 2, 1)))), self.kl(x, ops.abs(x)),
+                self.resize(img), self.resize_ac(img))
+
+
+def test_primitive_forms_match_the_functions():
+    upd = R.standard_normal((4, 4)).astype(np.float32)
+    got = _both(_Prims(), A3, IDX, upd, X2)
+    t = [ms.Tensor(a) for a in (A3, IDX, upd, X2)]
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    want = (ops.gather_nd(t[0], t[1]), ops.scatter_nd(t[1], t[2], (2, 3, 4)),
+            ops.tensor_scatter_update(*t[:3]), ops.tensor_scatter_add(*t[:3]),
+            ops.masked_select(t[0], t[0] > 0), ops.nonzero(t[0] > 0),
+            ops.einsum("bij,bkj->bik", t[0], t[0]), ops.kl_div(t[0], ops.abs(t[0]), "sum"),
+            ops.interpolate(t[3], size=(7, 9)))
+    ms.set_context(mode=ms.GRAPH_MODE)
+    for g, w in zip(got, want):
+        _close(g, w.asnumpy(), 1e-5)
+    rows = np.floor(np.arange(7) * np.float32(4 / 6) + 0.5).astype(int)
+    cols = np.floor(np.arange(9) * np.float32(5 / 8) + 0.5).astype(int)
+    _close(got[-1], X2[:, :, rows][:, :, :, cols])
+    from graphjit.ops import operations as P
+    assert P.GatherNd is ops.GatherNd and P.Einsum is ops.Einsum
