@@ -1,5 +1,6 @@
-"""MindSpore 2.x's attention layers: nn.MultiheadAttention, nn.TransformerEncoderLayer
-and nn.TransformerEncoder, built from Dense-like matmuls, softmax, LayerNorm and
+"""MindSpore 2.x's attention layers: nn.MultiheadAttention, nn.TransformerEncoderLayer,
+nn.TransformerEncoder, nn.TransformerDecoderLayer, nn.TransformerDecoder and
+nn.Transformer, built from Dense-like matmuls, softmax, LayerNorm and
 Dropout, so they run the same in both modes and differentiate."""
 from __future__ import annotations
 
@@ -9,12 +10,13 @@ import math
 from . import initializer as init
 from . import ops
 from .ir.dtypes import float32
-from .nn import Cell, CellList, Dense, Dropout, get_activation
+from .nn import Cell, CellList, Dense, Dropout
 from .nn_layers import LayerNorm
 from .parameter import Parameter
 from .tensor import TensorLike
 
-__all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder"]
+__all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
+           "TransformerDecoderLayer", "TransformerDecoder", "Transformer"]
 
 
 def _mask_as_bias(mask, dtype):
@@ -24,6 +26,29 @@ def _mask_as_bias(mask, dtype):
         zeros = ops.zeros_like(ops.cast(mask, dtype))
         return ops.masked_fill(zeros, mask, float("-inf"))
     return ops.cast(mask, dtype)
+
+
+def _activation(activation, layer):
+    """('relu' or 'gelu', None) for those names (ops.relu and the exact ops.gelu, as
+    MindSpore's transformer layers use), or (None, the Cell or function)."""
+    if isinstance(activation, str):
+        name = activation.lower()
+        if name not in ("relu", "gelu"):
+            raise ValueError(f"{layer}: activation must be 'relu', 'gelu' or a Cell, got "
+                             f"{activation!r}")
+        return name, None
+    if not callable(activation) or isinstance(activation, TensorLike):
+        raise TypeError(f"{layer}: activation must be 'relu', 'gelu' or a Cell, got "
+                        f"{activation!r}")
+    return None, activation
+
+
+def _clones(layer, n, what):
+    if not isinstance(layer, Cell):
+        raise TypeError(f"{what}: the layer must be a Cell, got {type(layer).__name__}")
+    if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
+        raise TypeError(f"{what}: num_layers must be a positive int, got {n!r}")
+    return CellList([copy.deepcopy(layer) for _ in range(n)])
 
 
 class MultiheadAttention(Cell):
@@ -157,31 +182,32 @@ class TransformerEncoderLayer(Cell):
         self.norm2 = LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype)
         self.dropout1 = Dropout(p=float(dropout))
         self.dropout2 = Dropout(p=float(dropout))
-        if isinstance(activation, str):
-            if activation.lower() not in ("relu", "gelu"):
-                raise ValueError(f"TransformerEncoderLayer: activation must be 'relu', 'gelu' "
-                                 f"or a Cell, got {activation!r}")
-            activation = get_activation(activation.lower())
-        elif not callable(activation) or isinstance(activation, TensorLike):
-            raise TypeError(f"TransformerEncoderLayer: activation must be 'relu', 'gelu' or a "
-                            f"Cell, got {activation!r}")
-        self.activation = activation
+        self.activation_name, self.activation = _activation(activation, type(self).__name__)
 
     def construct(self, src, src_mask=None, src_key_padding_mask=None):
         # the blocks are written out here: a helper method of a graphjit module runs as
         # plain Python, and could not call the sub-Cells in graph mode
         x = src
+        h = x
         if self.norm_first:
             h = self.norm1(x)
-            h = self.self_attn(h, h, h, src_key_padding_mask, False, src_mask)[0]
-            x = x + self.dropout1(h)
-            h = self.linear2(self.dropout(self.activation(self.linear1(self.norm2(x)))))
-            x = x + self.dropout2(h)
+        h = self.self_attn(h, h, h, src_key_padding_mask, False, src_mask)[0]
+        x = x + self.dropout1(h)
+        if not self.norm_first:
+            x = self.norm1(x)
+        h = x
+        if self.norm_first:
+            h = self.norm2(x)
+        h = self.linear1(h)
+        if self.activation_name == "relu":
+            h = ops.relu(h)
+        elif self.activation_name == "gelu":
+            h = ops.gelu(h, "none")
         else:
-            h = self.self_attn(x, x, x, src_key_padding_mask, False, src_mask)[0]
-            x = self.norm1(x + self.dropout1(h))
-            h = self.linear2(self.dropout(self.activation(self.linear1(x))))
-            x = self.norm2(x + self.dropout2(h))
+            h = self.activation(h)
+        x = x + self.dropout2(self.linear2(self.dropout(h)))
+        if not self.norm_first:
+            x = self.norm2(x)
         return x
 
 
@@ -191,13 +217,7 @@ class TransformerEncoder(Cell):
 
     def __init__(self, encoder_layer, num_layers, norm=None):
         super().__init__()
-        if not isinstance(encoder_layer, Cell):
-            raise TypeError(f"TransformerEncoder: encoder_layer must be a Cell, got "
-                            f"{type(encoder_layer).__name__}")
-        if not isinstance(num_layers, int) or isinstance(num_layers, bool) or num_layers <= 0:
-            raise TypeError(f"TransformerEncoder: num_layers must be a positive int, got "
-                            f"{num_layers!r}")
-        self.layers = CellList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
+        self.layers = _clones(encoder_layer, num_layers, "TransformerEncoder")
         self.num_layers = num_layers
         self.norm = norm
 
@@ -208,3 +228,121 @@ class TransformerEncoder(Cell):
         if self.norm is not None:
             out = self.norm(out)
         return out
+
+
+class TransformerDecoderLayer(Cell):
+    """Self-attention over tgt, attention over memory and a feed-forward block, each
+    with dropout, a residual connection and LayerNorm (after each block, or before it
+    with norm_first). tgt is (T, N, E) and memory (S, N, E), or batch first."""
+
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu",
+                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, dtype=float32):
+        super().__init__()
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
+                                            batch_first=batch_first, dtype=dtype)
+        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
+                                                 batch_first=batch_first, dtype=dtype)
+        self.linear1 = Dense(d_model, dim_feedforward, dtype=dtype)
+        self.dropout = Dropout(p=float(dropout))
+        self.linear2 = Dense(dim_feedforward, d_model, dtype=dtype)
+        self.norm_first = bool(norm_first)
+        self.norm1 = LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype)
+        self.norm2 = LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype)
+        self.norm3 = LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype)
+        self.dropout1 = Dropout(p=float(dropout))
+        self.dropout2 = Dropout(p=float(dropout))
+        self.dropout3 = Dropout(p=float(dropout))
+        self.activation_name, self.activation = _activation(activation, type(self).__name__)
+
+    def construct(self, tgt, memory, tgt_mask=None, memory_mask=None,
+                  tgt_key_padding_mask=None, memory_key_padding_mask=None):
+        x = tgt
+        h = x
+        if self.norm_first:
+            h = self.norm1(x)
+        h = self.self_attn(h, h, h, tgt_key_padding_mask, False, tgt_mask)[0]
+        x = x + self.dropout1(h)
+        if not self.norm_first:
+            x = self.norm1(x)
+        h = x
+        if self.norm_first:
+            h = self.norm2(x)
+        h = self.multihead_attn(h, memory, memory, memory_key_padding_mask, False,
+                                memory_mask)[0]
+        x = x + self.dropout2(h)
+        if not self.norm_first:
+            x = self.norm2(x)
+        h = x
+        if self.norm_first:
+            h = self.norm3(x)
+        h = self.linear1(h)
+        if self.activation_name == "relu":
+            h = ops.relu(h)
+        elif self.activation_name == "gelu":
+            h = ops.gelu(h, "none")
+        else:
+            h = self.activation(h)
+        x = x + self.dropout3(self.linear2(self.dropout(h)))
+        if not self.norm_first:
+            x = self.norm3(x)
+        return x
+
+
+class TransformerDecoder(Cell):
+    """num_layers copies of decoder_layer applied in turn to tgt (each attending to
+    memory), then norm if given."""
+
+    def __init__(self, decoder_layer, num_layers, norm=None):
+        super().__init__()
+        self.layers = _clones(decoder_layer, num_layers, "TransformerDecoder")
+        self.num_layers = num_layers
+        self.norm = norm
+
+    def construct(self, tgt, memory, tgt_mask=None, memory_mask=None,
+                  tgt_key_padding_mask=None, memory_key_padding_mask=None):
+        out = tgt
+        for layer in self.layers:
+            out = layer(out, memory, tgt_mask, memory_mask, tgt_key_padding_mask,
+                        memory_key_padding_mask)
+        if self.norm is not None:
+            out = self.norm(out)
+        return out
+
+
+class Transformer(Cell):
+    """An encoder (num_encoder_layers TransformerEncoderLayers and a LayerNorm) and a
+    decoder (num_decoder_layers TransformerDecoderLayers and a LayerNorm), or
+    custom_encoder / custom_decoder. construct(src, tgt, ...) encodes src and decodes
+    tgt against it."""
+
+    def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6,
+                 dim_feedforward=2048, dropout=0.1, activation="relu", custom_encoder=None,
+                 custom_decoder=None, layer_norm_eps=1e-5, batch_first=False,
+                 norm_first=False, dtype=float32):
+        super().__init__()
+        if custom_encoder is not None:
+            self.encoder = custom_encoder
+        else:
+            layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout,
+                                            activation, layer_norm_eps, batch_first,
+                                            norm_first, dtype)
+            self.encoder = TransformerEncoder(
+                layer, num_encoder_layers,
+                LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype))
+        if custom_decoder is not None:
+            self.decoder = custom_decoder
+        else:
+            layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout,
+                                            activation, layer_norm_eps, batch_first,
+                                            norm_first, dtype)
+            self.decoder = TransformerDecoder(
+                layer, num_decoder_layers,
+                LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype))
+        self.d_model, self.nhead, self.batch_first = d_model, nhead, bool(batch_first)
+
+    def construct(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None,
+                  src_key_padding_mask=None, tgt_key_padding_mask=None,
+                  memory_key_padding_mask=None):
+        memory = self.encoder(src, src_mask, src_key_padding_mask)
+        return self.decoder(tgt, memory, tgt_mask, memory_mask, tgt_key_padding_mask,
+                            memory_key_padding_mask)

@@ -617,3 +617,52 @@ def test_primitive_forms_match_the_functions():
     _close(got[-1], X2[:, :, rows][:, :, :, cols])
     from graphjit.ops import operations as P
     assert P.GatherNd is ops.GatherNd and P.Einsum is ops.Einsum
+
+
+def _np_ff(l, x, act):
+    f = act(x @ l.linear1.weight.asnumpy().T + l.linear1.bias.asnumpy())
+    return f @ l.linear2.weight.asnumpy().T + l.linear2.bias.asnumpy()
+
+
+def _ln(norm, x):
+    return np_layer_norm(x, norm.gamma.asnumpy(), norm.beta.asnumpy(), 1e-5)
+
+
+def _np_gelu(x):
+    from math import erf
+    return x * 0.5 * (1 + np.vectorize(erf)(x / np.sqrt(2)))
+
+
+def test_transformer_decoder_and_transformer_against_numpy():
+    ms.set_seed(6)
+    tgt = R.standard_normal((4, 2, 8)).astype(np.float32)
+    causal = np.triu(np.ones((4, 4), bool), 1)
+    dec = nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0, activation="gelu")
+    got = _both(lambda t, m, c: dec(t, m, tgt_mask=c), tgt, MEM, causal)
+    x = tgt.astype(np.float64)
+    x = _ln(dec.norm1, x + np_mha(x, x, x, dec.self_attn, causal)[0])
+    x = _ln(dec.norm2, x + np_mha(x, MEM, MEM, dec.multihead_attn)[0])
+    x = _ln(dec.norm3, x + _np_ff(dec, x, _np_gelu))
+    _close(got, x, 1e-4)
+    pre = nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0, norm_first=True,
+                                     activation=nn.ReLU())
+    got = _both(pre, tgt, MEM)
+    x = tgt.astype(np.float64)
+    h = _ln(pre.norm1, x)
+    x = x + np_mha(h, h, h, pre.self_attn)[0]
+    x = x + np_mha(_ln(pre.norm2, x), MEM, MEM, pre.multihead_attn)[0]
+    x = x + _np_ff(pre, _ln(pre.norm3, x), lambda v: np.maximum(v, 0))
+    _close(got, x, 1e-4)
+    model = nn.Transformer(8, 2, 1, 2, 16, dropout=0.0)
+    out = _both(lambda s, t, c: model(s, t, tgt_mask=c), SEQ, tgt, causal)
+    enc, dl = model.encoder.layers[0], model.decoder.layers
+    m = SEQ.astype(np.float64)
+    m = _ln(enc.norm1, m + np_mha(m, m, m, enc.self_attn)[0])
+    m = _ln(enc.norm2, m + _np_ff(enc, m, lambda v: np.maximum(v, 0)))
+    m = _ln(model.encoder.norm, m)
+    x = tgt.astype(np.float64)
+    for l in dl:
+        x = _ln(l.norm1, x + np_mha(x, x, x, l.self_attn, causal)[0])
+        x = _ln(l.norm2, x + np_mha(x, m, m, l.multihead_attn)[0])
+        x = _ln(l.norm3, x + _np_ff(l, x, lambda v: np.maximum(v, 0)))
+    _close(out, _ln(model.decoder.norm, x), 1e-4)
