@@ -287,7 +287,7 @@ def masked_select(input, mask):
     x, m = _t(input), _t(mask)
     if not m.dtype.is_bool:
         raise TypeError(f"masked_select: mask must be bool, got {m.dtype}")
-    if x.shape != m.shape:
+    if x.type.shape != m.type.shape:   # static shapes (None: known only at run time)
         target = np.broadcast_shapes(_shape(x, "masked_select"), _shape(m, "masked_select"))
         x, m = broadcast_to(x, target), broadcast_to(m, target)
     return apply("BooleanMask", reshape(x, (-1,)), reshape(m, (-1,)))

@@ -666,3 +666,37 @@ def test_transformer_decoder_and_transformer_against_numpy():
         x = _ln(l.norm2, x + np_mha(x, m, m, l.multihead_attn)[0])
         x = _ln(l.norm3, x + _np_ff(l, x, lambda v: np.maximum(v, 0)))
     _close(out, _ln(model.decoder.norm, x), 1e-4)
+
+
+class _Export(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(8, 8, 3)
+        self.gn = nn.GroupNorm(2, 8)
+        self.mha = nn.MultiheadAttention(8, 2, batch_first=True)
+        self.tconv = nn.Conv2dTranspose(8, 2, 2, stride=2)
+        self.inorm = nn.InstanceNorm2d(2)
+
+    def construct(self, x):
+        h = self.gn(self.conv(ops.transpose(x, (0, 2, 1))))
+        a, w = self.mha(x, x, x)
+        t = self.inorm(self.tconv(ops.expand_dims(h, 3)))
+        return (a, w, t, ops.interpolate(h, scale_factor=2.0, mode="linear"),
+                ops.einsum("bij,bkj->bik", a, a), ops.cdist(a, a), ops.masked_select(x, x > 1.0))
+
+
+def test_the_new_layers_export_to_onnx_with_a_dynamic_batch(tmp_path):
+    ort = pytest.importorskip("onnxruntime")
+    gx = pytest.importorskip("graphjit.onnx")
+    net = _Export()
+    path = str(tmp_path / "m.onnx")
+    gx.export(net, path, ms.TensorSpec((None, 5, 8), ms.float32))
+    sess = ort.InferenceSession(path)
+    for n in (2, 3):
+        x = R.standard_normal((n, 5, 8)).astype(np.float32)
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+        want = net(ms.Tensor(x))
+        ms.set_context(mode=ms.GRAPH_MODE)
+        got = sess.run(None, {sess.get_inputs()[0].name: x})
+        for g, w in zip(got, want):
+            _close(g, w.asnumpy(), 1e-5)
