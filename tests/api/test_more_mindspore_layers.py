@@ -700,3 +700,47 @@ def test_the_new_layers_export_to_onnx_with_a_dynamic_batch(tmp_path):
         got = sess.run(None, {sess.get_inputs()[0].name: x})
         for g, w in zip(got, want):
             _close(g, w.asnumpy(), 1e-5)
+
+
+class _Refine(nn.Cell):
+    """A tensor `while` whose body is the new layers: refine until the mean is small."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(4, 4, 3, has_bias=True)
+        self.gn = nn.GroupNorm(2, 4)
+        self.up = nn.Upsample(size=9, mode="linear", align_corners=True)
+
+    def construct(self, x):
+        h = x
+        i = ops.zeros((), ms.int32)
+        while i < 3 and ops.abs(h).mean() > 0.1:
+            h = self.up(self.gn(self.conv(h))) * 0.5 + h * 0.25
+            i = i + 1
+        return h, i
+
+
+def test_the_new_layers_inside_a_tensor_while_with_gradients():
+    ms.set_seed(12)
+    net = _Refine()
+    h, i = _both(net, X1)
+    ref = X1.astype(np.float64)
+    w, b = net.conv.weight.asnumpy(), net.conv.bias.asnumpy()
+    k = 0
+    while k < 3 and np.abs(ref).mean() > 0.1:
+        c = np_conv2d(ref[:, :, None], w[:, :, None], pad=(0, 0, 1, 1))[:, :, 0] + b[:, None]
+        g = np_norm(c.reshape(2, 2, -1), (-1,), 1e-5).reshape(c.shape)
+        ref = np_resize(g, (9,), "linear", True, None) * 0.5 + ref * 0.25
+        k += 1
+    assert int(i) == k
+    _close(h, ref, 1e-4)
+    wts = net.trainable_params()
+    grads = []
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        ms.set_context(mode=mode)
+        g = ms.grad(lambda x: net(x)[0].sum() ** 2, None, wts)(ms.Tensor(X1))
+        grads.append([t.asnumpy() for t in g])
+    ms.set_context(mode=ms.GRAPH_MODE)
+    for a, b in zip(*grads):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+    assert any(np.abs(a).max() > 0 for a in grads[0])
