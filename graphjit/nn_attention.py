@@ -57,7 +57,8 @@ class MultiheadAttention(Cell):
     projections are in_proj_weight (3E, E) and in_proj_bias (3E,) (q_proj_weight,
     k_proj_weight and v_proj_weight when kdim or vdim differ from E) and out_proj, a
     Dense(E, E). construct returns (attn_output, attn_weights): the weights are averaged
-    over the heads unless average_attn_weights is False, None unless need_weights.
+    over the heads unless average_attn_weights is False; without need_weights the
+    result is (attn_output,), as MindSpore returns.
     key_padding_mask (N, S) and attn_mask (L, S) or (N * num_heads, L, S) are bool
     (True: not attended) or float (added to the scores). dropout applies to the
     attention weights while training."""
@@ -97,8 +98,7 @@ class MultiheadAttention(Cell):
         if self.has_bias:
             self.in_proj_bias = Parameter(init.initializer("zeros", (3 * embed_dim,), dtype),
                                           name="in_proj_bias")
-        self.out_proj = Dense(embed_dim, embed_dim, has_bias=self.has_bias,
-                              bias_init="zeros", dtype=dtype)
+        self.out_proj = Dense(embed_dim, embed_dim, has_bias=self.has_bias, dtype=dtype)
         self.attn_dropout = Dropout(p=self.dropout)
 
     def _project(self, x, k):
@@ -155,7 +155,7 @@ class MultiheadAttention(Cell):
         elif not self.batch_first:
             out = ops.transpose(out, (1, 0, 2))
         if not need_weights:
-            return out, None
+            return (out,)
         if average_attn_weights:
             weights = ops.mean(weights, 1)
         if unbatched:
@@ -174,9 +174,9 @@ class TransformerEncoderLayer(Cell):
         super().__init__()
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
                                             batch_first=batch_first, dtype=dtype)
-        self.linear1 = Dense(d_model, dim_feedforward, dtype=dtype)
+        self.dense1 = Dense(d_model, dim_feedforward, dtype=dtype)
         self.dropout = Dropout(p=float(dropout))
-        self.linear2 = Dense(dim_feedforward, d_model, dtype=dtype)
+        self.dense2 = Dense(dim_feedforward, d_model, dtype=dtype)
         self.norm_first = bool(norm_first)
         self.norm1 = LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype)
         self.norm2 = LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype)
@@ -198,14 +198,14 @@ class TransformerEncoderLayer(Cell):
         h = x
         if self.norm_first:
             h = self.norm2(x)
-        h = self.linear1(h)
+        h = self.dense1(h)
         if self.activation_name == "relu":
             h = ops.relu(h)
         elif self.activation_name == "gelu":
             h = ops.gelu(h, "none")
         else:
             h = self.activation(h)
-        x = x + self.dropout2(self.linear2(self.dropout(h)))
+        x = x + self.dropout2(self.dense2(self.dropout(h)))
         if not self.norm_first:
             x = self.norm2(x)
         return x
@@ -221,7 +221,10 @@ class TransformerEncoder(Cell):
         self.num_layers = num_layers
         self.norm = norm
 
-    def construct(self, src, mask=None, src_key_padding_mask=None):
+    def construct(self, src, mask=None, src_key_padding_mask=None, src_mask=None):
+        # `mask` (MindSpore 2.0) and `src_mask` (later 2.x) name the same argument
+        if mask is None:
+            mask = src_mask
         out = src
         for layer in self.layers:
             out = layer(out, mask, src_key_padding_mask)
@@ -242,9 +245,9 @@ class TransformerDecoderLayer(Cell):
                                             batch_first=batch_first, dtype=dtype)
         self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
                                                  batch_first=batch_first, dtype=dtype)
-        self.linear1 = Dense(d_model, dim_feedforward, dtype=dtype)
+        self.dense1 = Dense(d_model, dim_feedforward, dtype=dtype)
         self.dropout = Dropout(p=float(dropout))
-        self.linear2 = Dense(dim_feedforward, d_model, dtype=dtype)
+        self.dense2 = Dense(dim_feedforward, d_model, dtype=dtype)
         self.norm_first = bool(norm_first)
         self.norm1 = LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype)
         self.norm2 = LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype)
@@ -275,14 +278,14 @@ class TransformerDecoderLayer(Cell):
         h = x
         if self.norm_first:
             h = self.norm3(x)
-        h = self.linear1(h)
+        h = self.dense1(h)
         if self.activation_name == "relu":
             h = ops.relu(h)
         elif self.activation_name == "gelu":
             h = ops.gelu(h, "none")
         else:
             h = self.activation(h)
-        x = x + self.dropout3(self.linear2(self.dropout(h)))
+        x = x + self.dropout3(self.dense2(self.dropout(h)))
         if not self.norm_first:
             x = self.norm3(x)
         return x
@@ -338,6 +341,9 @@ class Transformer(Cell):
             self.decoder = TransformerDecoder(
                 layer, num_decoder_layers,
                 LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype))
+        for _, p in self.parameters_and_names():    # as MindSpore: Xavier for matrices
+            if len(p.shape) > 1:
+                p.set_data(init.initializer("xavier_uniform", p.shape, p.dtype))
         self.d_model, self.nhead, self.batch_first = d_model, nhead, bool(batch_first)
 
     def construct(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None,

@@ -427,8 +427,13 @@ def test_multihead_attention_against_numpy():
     _close(out, ro, 1e-5)
     _close(w, rw, 1e-5)
     bf = nn.MultiheadAttention(8, 4, batch_first=True)
-    out, w = _both(lambda q: bf(q, q, q, need_weights=False), SEQ.transpose(1, 0, 2))
-    assert out.shape == (2, 5, 8) and w is None
+    res = _both(lambda q: bf(q, q, q, need_weights=False), SEQ.transpose(1, 0, 2))
+    assert len(res) == 1 and res[0].shape == (2, 5, 8)     # (attn_output,), as MindSpore
+    pm = np.array([False, True, False, False, True])
+    one = _both(lambda q, p: m(q, q, q, p), SEQ[:, 0], pm)   # unbatched (L, E), mask (S,)
+    ro, rw = np_mha(SEQ[:, :1], SEQ[:, :1], SEQ[:, :1], m, None, pm[None])
+    _close(one[0], ro[:, 0], 1e-5)
+    _close(one[1], rw[0], 1e-5)
 
 
 def test_transformer_encoder_against_numpy():
@@ -440,15 +445,20 @@ def test_transformer_encoder_against_numpy():
     for l in enc.layers:
         a, _ = np_mha(x, x, x, l.self_attn)
         x = np_layer_norm(x + a, l.norm1.gamma.asnumpy(), l.norm1.beta.asnumpy(), 1e-5)
-        f = np.maximum(x @ l.linear1.weight.asnumpy().T + l.linear1.bias.asnumpy(), 0)
-        f = f @ l.linear2.weight.asnumpy().T + l.linear2.bias.asnumpy()
+        f = np.maximum(x @ l.dense1.weight.asnumpy().T + l.dense1.bias.asnumpy(), 0)
+        f = f @ l.dense2.weight.asnumpy().T + l.dense2.bias.asnumpy()
         x = np_layer_norm(x + f, l.norm2.gamma.asnumpy(), l.norm2.beta.asnumpy(), 1e-5)
     x = np_layer_norm(x, 1.0, 0.0, 1e-7)
     _close(got, x, 1e-4)
     # the copies start from the layer's weights and are separate Parameters
-    w0, w1 = enc.layers[0].linear1.weight, enc.layers[1].linear1.weight
-    np.testing.assert_array_equal(w0.asnumpy(), layer.linear1.weight.asnumpy())
+    w0, w1 = enc.layers[0].dense1.weight, enc.layers[1].dense1.weight
+    np.testing.assert_array_equal(w0.asnumpy(), layer.dense1.weight.asnumpy())
     assert w0 is not w1
+    causal = np.triu(np.ones((5, 5), bool), 1)
+    a = _both(lambda s, c: enc(s, c), SEQ, causal)
+    b = _both(lambda s, c: enc(s, src_mask=c), SEQ, causal)    # the later 2.x spelling
+    np.testing.assert_array_equal(a, b)
+    assert not np.allclose(a, got)
     first = nn.TransformerEncoderLayer(8, 2, 16, 0.0, "gelu", batch_first=True, norm_first=True)
     assert _both(first, SEQ.transpose(1, 0, 2)).shape == (2, 5, 8)
 
@@ -620,8 +630,8 @@ def test_primitive_forms_match_the_functions():
 
 
 def _np_ff(l, x, act):
-    f = act(x @ l.linear1.weight.asnumpy().T + l.linear1.bias.asnumpy())
-    return f @ l.linear2.weight.asnumpy().T + l.linear2.bias.asnumpy()
+    f = act(x @ l.dense1.weight.asnumpy().T + l.dense1.bias.asnumpy())
+    return f @ l.dense2.weight.asnumpy().T + l.dense2.bias.asnumpy()
 
 
 def _ln(norm, x):
