@@ -144,11 +144,18 @@ class Conv2dTranspose(Cell):
             crop += [need // 2, need - need // 2]
         return tuple(crop)
 
+    def _extra(self):
+        """Outputs past the last one a kernel reaches (zeros before the bias): 'same' and
+        'valid' give at least H * stride rows, as MindSpore's output length does."""
+        if self.pad_mode == "pad":
+            return self.output_padding
+        return tuple(max(0, s - (d * (k - 1) + 1)) for s, d, k in
+                     zip(self.stride, self.dilation, self.kernel_size))
+
     def construct(self, x):
         check_rank(x, (4,), "Conv2dTranspose")
         out = transpose_conv_nchw(x, self.weight, self.stride, self._crop(x.shape[2], x.shape[3]),
-                                  self.output_padding, self.dilation, self.group,
-                                  "Conv2dTranspose")
+                                  self._extra(), self.dilation, self.group, "Conv2dTranspose")
         if self.has_bias:
             out = out + ops.reshape(self.bias, (-1, 1, 1))
         return out
