@@ -18,7 +18,7 @@ from .ops.layer_ops import pad_mode as _pad_mode
 from .ops.more_ops import transpose_conv_nchw
 from .parameter import Parameter
 
-__all__ = ["Conv1d", "Conv2dTranspose", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d",
+__all__ = ["Conv1d", "Conv1dTranspose", "Conv2dTranspose", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d",
            "InstanceNorm3d", "Upsample",
            "KLDivLoss", "CosineEmbeddingLoss"]
 
@@ -159,6 +159,35 @@ class Conv2dTranspose(Cell):
         if self.has_bias:
             out = out + ops.reshape(self.bias, (-1, 1, 1))
         return out
+
+
+class Conv1dTranspose(Conv2dTranspose):
+    """The transposed 1-D convolution over (N, C, L): weight (in_channels, out_channels /
+    group, kernel_size); Conv2dTranspose over (N, C, 1, L), with its output lengths.
+    padding is an int (both sides) in pad_mode 'pad'."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
+                 padding=0, dilation=1, group=1, has_bias=False, weight_init=None,
+                 bias_init=None, dtype=float32):
+        layer = "Conv1dTranspose"
+        k = _positive_int(_int_of(kernel_size, "kernel_size", layer), "kernel_size", layer)
+        p = _int_of(padding, "padding", layer)
+        super().__init__(in_channels, out_channels, (1, k),
+                         (1, _int_of(stride, "stride", layer)), pad_mode, (0, 0, p, p), 0,
+                         (1, _int_of(dilation, "dilation", layer)), group, has_bias,
+                         weight_init, bias_init, dtype)
+        w = self.weight.asnumpy()
+        self.weight = Parameter(w.reshape(w.shape[0], w.shape[1], k), name="weight")
+
+    def construct(self, x):
+        check_rank(x, (3,), "Conv1dTranspose")
+        w = ops.expand_dims(self.weight, 2)
+        out = transpose_conv_nchw(ops.expand_dims(x, 2), w, self.stride,
+                                  self._crop(1, x.shape[2]), self._extra(), self.dilation,
+                                  self.group, "Conv1dTranspose")
+        if self.has_bias:
+            out = out + ops.reshape(self.bias, (-1, 1, 1))
+        return ops.squeeze(out, 2)
 
 
 class GroupNorm(Cell):

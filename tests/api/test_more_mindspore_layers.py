@@ -759,3 +759,17 @@ def test_the_new_layers_inside_a_tensor_while_with_gradients():
     for a, b in zip(*grads):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
     assert any(np.abs(a).max() > 0 for a in grads[0])
+
+
+@pytest.mark.parametrize("kw", [dict(stride=2), dict(pad_mode="pad", padding=1, stride=3),
+                                dict(pad_mode="valid", stride=2, dilation=2, has_bias=True)])
+def test_conv1d_transpose_against_numpy(kw):
+    ms.set_seed(3)
+    net = nn.Conv1dTranspose(4, 6, 3, **kw)
+    got = _both(net, X1)
+    assert net.weight.shape == (4, 6, 3)
+    ref = np_conv_transpose2d(X1[:, :, None], net.weight.asnumpy()[:, :, None], net.stride,
+                              net._crop(1, 9), net._extra(), net.dilation)[:, :, 0]
+    if net.has_bias:
+        ref = ref + net.bias.asnumpy()[:, None]
+    _close(got, ref, 1e-4)
