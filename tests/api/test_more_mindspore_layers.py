@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import copy
 import math
+import pathlib
+import sys
 
 import numpy as np
 import pytest
@@ -17,7 +19,9 @@ import graphjit as ms
 from graphjit import nn, ops
 from graphjit.jit.api import compare_results
 
-from tests.autodiff.gradcheck import assert_grads_agree
+# the autodiff tests' helpers, imported as CI's plain pytest finds modules (no tests package)
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "autodiff"))
+from gradcheck import assert_grads_agree  # noqa: E402
 
 R = np.random.default_rng(11)
 
