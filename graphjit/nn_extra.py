@@ -11,7 +11,7 @@ from . import initializer as init
 from . import ops
 from .ir.dtypes import float32
 from .nn import Cell
-from .nn_layers import check_rank
+from .nn_layers import _positive_int, check_rank, conv_channels
 from .nn_losses import LossBase
 from .ops.layer_ops import pads as _pads
 from .ops.layer_ops import pad_mode as _pad_mode
@@ -21,12 +21,6 @@ from .parameter import Parameter
 __all__ = ["Conv1d", "Conv1dTranspose", "Conv2dTranspose", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d",
            "InstanceNorm3d", "Upsample",
            "KLDivLoss", "CosineEmbeddingLoss"]
-
-
-def _positive_int(v, what, layer):
-    if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
-        raise TypeError(f"{layer}: {what} must be a positive int, got {v!r}")
-    return v
 
 
 def _int_of(v, what, layer):
@@ -67,12 +61,7 @@ class Conv1d(Cell):
                  bias_init=None, dtype=float32):
         super().__init__()
         layer = "Conv1d"
-        self.in_channels = _positive_int(in_channels, "in_channels", layer)
-        self.out_channels = _positive_int(out_channels, "out_channels", layer)
-        self.group = _positive_int(group, "group", layer)
-        if in_channels % group or out_channels % group:
-            raise ValueError(f"Conv1d: in_channels {in_channels} and out_channels "
-                             f"{out_channels} must be divisible by group {group}")
+        conv_channels(self, in_channels, out_channels, group, layer)
         self.kernel_size = _positive_int(_int_of(kernel_size, "kernel_size", layer),
                                          "kernel_size", layer)
         self.stride = _positive_int(_int_of(stride, "stride", layer), "stride", layer)
@@ -111,12 +100,7 @@ class Conv2dTranspose(Cell):
                  weight_init=None, bias_init=None, dtype=float32):
         super().__init__()
         layer = "Conv2dTranspose"
-        self.in_channels = _positive_int(in_channels, "in_channels", layer)
-        self.out_channels = _positive_int(out_channels, "out_channels", layer)
-        self.group = _positive_int(group, "group", layer)
-        if in_channels % group or out_channels % group:
-            raise ValueError(f"Conv2dTranspose: in_channels {in_channels} and out_channels "
-                             f"{out_channels} must be divisible by group {group}")
+        conv_channels(self, in_channels, out_channels, group, layer)
         self.kernel_size = _pair(kernel_size, "kernel_size", layer)
         self.stride = _pair(stride, "stride", layer)
         self.dilation = _pair(dilation, "dilation", layer)

@@ -30,6 +30,17 @@ def _positive_int(v, what, layer):
     return v
 
 
+def conv_channels(cell, in_channels, out_channels, group, layer) -> None:
+    """Set a convolution layer's in_channels, out_channels and group, checked: positive
+    ints, both channel counts divisible by group."""
+    cell.in_channels = _positive_int(in_channels, "in_channels", layer)
+    cell.out_channels = _positive_int(out_channels, "out_channels", layer)
+    cell.group = _positive_int(group, "group", layer)
+    if in_channels % group or out_channels % group:
+        raise ValueError(f"{layer}: in_channels {in_channels} and out_channels "
+                         f"{out_channels} must be divisible by group {group}")
+
+
 def _check_format(data_format, layer):
     if data_format != "NCHW":
         raise ValueError(f"{layer}: only data_format='NCHW' is supported, got {data_format!r}")
@@ -72,12 +83,7 @@ class Conv2d(Cell):
                  bias_init=None, data_format="NCHW", dtype=float32):
         super().__init__()
         _check_format(data_format, "Conv2d")
-        self.in_channels = _positive_int(in_channels, "in_channels", "Conv2d")
-        self.out_channels = _positive_int(out_channels, "out_channels", "Conv2d")
-        self.group = _positive_int(group, "group", "Conv2d")
-        if in_channels % group or out_channels % group:
-            raise ValueError(f"Conv2d: in_channels {in_channels} and out_channels "
-                             f"{out_channels} must be divisible by group {group}")
+        conv_channels(self, in_channels, out_channels, group, "Conv2d")
         self.kernel_size = pair(kernel_size, "Conv2d's kernel_size")
         self.stride = pair(stride, "Conv2d's stride")
         self.dilation = pair(dilation, "Conv2d's dilation")

@@ -370,37 +370,35 @@ def _steps(total_step, step_per_epoch, decay_epoch, fn):
             raise ValueError(f"{fn}: {name} must be a positive int, got {v!r}")
 
 
-def exponential_decay_lr(learning_rate, decay_rate, total_step, step_per_epoch,
-                         decay_epoch, is_stair=False):
-    """lr * decay_rate ^ (epoch / decay_epoch) for each step (floored with is_stair)."""
-    _steps(total_step, step_per_epoch, decay_epoch, "exponential_decay_lr")
+def _decayed(fn, total_step, step_per_epoch, decay_epoch, is_stair, rate):
+    """[rate(p) for each step], p the epoch over decay_epoch (floored with is_stair)."""
+    _steps(total_step, step_per_epoch, decay_epoch, fn)
     out = []
     for i in range(total_step):
         p = (i // step_per_epoch) / decay_epoch
-        out.append(learning_rate * decay_rate ** (math.floor(p) if is_stair else p))
+        out.append(rate(math.floor(p) if is_stair else p))
     return out
+
+
+def exponential_decay_lr(learning_rate, decay_rate, total_step, step_per_epoch,
+                         decay_epoch, is_stair=False):
+    """lr * decay_rate ^ (epoch / decay_epoch) for each step (floored with is_stair)."""
+    return _decayed("exponential_decay_lr", total_step, step_per_epoch, decay_epoch,
+                    is_stair, lambda p: learning_rate * decay_rate ** p)
 
 
 def natural_exp_decay_lr(learning_rate, decay_rate, total_step, step_per_epoch,
                          decay_epoch, is_stair=False):
     """lr * e ^ (-decay_rate * epoch / decay_epoch) for each step."""
-    _steps(total_step, step_per_epoch, decay_epoch, "natural_exp_decay_lr")
-    out = []
-    for i in range(total_step):
-        p = (i // step_per_epoch) / decay_epoch
-        out.append(learning_rate * math.exp(-decay_rate * (math.floor(p) if is_stair else p)))
-    return out
+    return _decayed("natural_exp_decay_lr", total_step, step_per_epoch, decay_epoch,
+                    is_stair, lambda p: learning_rate * math.exp(-decay_rate * p))
 
 
 def inverse_decay_lr(learning_rate, decay_rate, total_step, step_per_epoch, decay_epoch,
                      is_stair=False):
     """lr / (1 + decay_rate * epoch / decay_epoch) for each step."""
-    _steps(total_step, step_per_epoch, decay_epoch, "inverse_decay_lr")
-    out = []
-    for i in range(total_step):
-        p = (i // step_per_epoch) / decay_epoch
-        out.append(learning_rate / (1 + decay_rate * (math.floor(p) if is_stair else p)))
-    return out
+    return _decayed("inverse_decay_lr", total_step, step_per_epoch, decay_epoch, is_stair,
+                    lambda p: learning_rate / (1 + decay_rate * p))
 
 
 def cosine_decay_lr(min_lr, max_lr, total_step, step_per_epoch, decay_epoch):

@@ -23,7 +23,6 @@ __all__ = ["Tensor", "TensorSpec", "SymbolicTensor", "TensorLike", "Recorder",
 
 
 _functional = None
-_DTYPE_OF = {d.np: d for d in dt.ALL_DTYPES}    # numpy dtype -> DType, for _wrap
 
 
 def _F():
@@ -321,7 +320,7 @@ class Tensor(TensorLike):
         if type(arr) is not np.ndarray:
             arr = np.asarray(arr)
         t._data = arr
-        t._dtype = _DTYPE_OF.get(arr.dtype) or dt.from_numpy(arr.dtype)
+        t._dtype = dt.BY_NUMPY.get(arr.dtype) or dt.from_numpy(arr.dtype)
         t._spec_shape = None
         return t
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
-    "DType", "as_dtype", "from_numpy", "ALL_DTYPES",
+    "DType", "as_dtype", "from_numpy", "ALL_DTYPES", "BY_NUMPY",
     "bool_", "int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64",
 ]
 
@@ -61,6 +61,8 @@ for _d in ALL_DTYPES:
 _BY_NAME.update({"bool_": bool_, "float": float32, "int": int64, "half": float16,
                  "double": float64})
 _BY_NP = {d.np: d for d in ALL_DTYPES}
+#: numpy dtype -> DType for the dtypes graphjit has (a dict look-up, for hot paths)
+BY_NUMPY = _BY_NP
 
 
 def from_numpy(np_dtype) -> DType:

@@ -130,7 +130,7 @@ def _run_eager(op, attrs, kernel, one, inputs, arrays):
 
 _new_tensor = object.__new__
 _from_numpy = dt.from_numpy
-_DTYPE_OF = {d.np: d for d in dt.ALL_DTYPES}
+_DTYPE_OF = dt.BY_NUMPY
 
 
 def _apply_slow(op: str, inputs, attrs):

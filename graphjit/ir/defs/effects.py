@@ -69,22 +69,20 @@ register_op("CheckNonZero", ("x",), {"message": "division by zero"},
                 "dividing Python numbers)")
 
 
-_EXACT = {"Add": lambda a, b: a + b, "Sub": lambda a, b: a - b, "Mul": lambda a, b: a * b}
+# binary -> (Python's exact operation, its symbol)
+_EXACT = {"Add": (lambda a, b: a + b, "+"), "Sub": (lambda a, b: a - b, "-"),
+          "Mul": (lambda a, b: a * b, "*")}
 
 
 def _int_overflow_factory(in_types, out_types, attrs):
-    op = attrs["binary"]
-    exact = _EXACT[op]
+    exact, symbol = _EXACT[attrs["binary"]]
 
     def k(r, a, b):
         if r.ndim == 0 and int(r) != exact(int(a), int(b)):
             raise OverflowError(f"a Python int computed in the graph left int64: "
-                                f"{int(a)} {_SYMBOL[op]} {int(b)} = {exact(int(a), int(b))}")
+                                f"{int(a)} {symbol} {int(b)} = {exact(int(a), int(b))}")
         return r
     return k
-
-
-_SYMBOL = {"Add": "+", "Sub": "-", "Mul": "*"}
 
 
 def _int_overflow_infer(ts, attrs):
