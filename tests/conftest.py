@@ -1,5 +1,10 @@
-"""Shared fixtures: every test starts from the default context."""
+"""Shared fixtures: every test starts from the default context; tests of optional
+extras are marked `extra` (see optional.py)."""
+import pathlib
+
 import pytest
+
+from optional import EXTRA_DIRS
 
 import graphjit as ms
 from graphjit.context import reset_context
@@ -10,3 +15,17 @@ def _fresh_context():
     reset_context()
     yield
     reset_context()
+
+
+_TESTS = pathlib.Path(__file__).parent
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark every test in a folder of an optional extra, so `pytest -m extra` runs them."""
+    for item in items:
+        try:
+            folder = pathlib.Path(str(item.fspath)).relative_to(_TESTS).parts[0]
+        except ValueError:
+            continue
+        if folder in EXTRA_DIRS:
+            item.add_marker(pytest.mark.extra(EXTRA_DIRS[folder]))

@@ -20,6 +20,7 @@ from typing import Any, Callable, List, Optional, Sequence
 import numpy as np
 
 from ..context import PYNATIVE_MODE, get_context, set_context
+from ..extras import install_hint
 from ..ir.dtypes import ALL_DTYPES, DType, as_dtype, from_numpy
 from ..ir.errors import GraphJitError, ModelFileError
 from ..ir.types import TensorType
@@ -423,7 +424,7 @@ def needs_onnx(what: str, e: ImportError) -> str:
     while cause is not None:
         if isinstance(cause, ImportError) and \
                 (cause.name or "").split(".")[0] in ("onnx", "onnxruntime"):
-            return f"{what} needs the onnx extra: pip install 'graphjit[onnx]'"
+            return f"{what} needs the optional extra 'onnx': {install_hint('onnx')}"
         cause = cause.__cause__ or cause.__context__
     raise e
 

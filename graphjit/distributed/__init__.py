@@ -1,6 +1,6 @@
 """Batch inference of a compiled model over Dask: `predict(model, *dask_arrays)` scores
 arrays chunked along their batch axis, block by block of rows, on a local scheduler or
-any Dask cluster (`pip install 'graphjit[distributed]'`).
+any Dask cluster (optional extra `distributed`: `pip install -e '.[distributed]'`).
 
     import dask.array as da
     from distributed import Client, LocalCluster
@@ -11,10 +11,15 @@ any Dask cluster (`pip install 'graphjit[distributed]'`).
     y.compute()                                       # equals model(x)
 
 `check_batchwise(model)` tells, without Dask, whether a model may be scored in blocks
-(graphjit.distributed.batchwise documents the rule). Dask itself is imported only
-when `predict` runs.
+(graphjit.distributed.batchwise documents the rule). Importing this package without
+Dask raises a ModuleNotFoundError that names the extra and how to install it
+(graphjit.extras).
 """
 from __future__ import annotations
+
+from ..extras import require_extra
+
+require_extra("graphjit.distributed", "distributed")
 
 from ..jit.compiled_model import CompiledModel
 from .batchwise import NotBatchwiseError, check_batchwise as _check_graph

@@ -24,6 +24,7 @@ from typing import List, Tuple
 
 import numpy as np
 
+from ..extras import require_extra
 from ..jit.compiled_model import CompiledModel, import_model
 from ..ir.types import format_shape
 from . import worker
@@ -31,16 +32,12 @@ from .batchwise import check_batchwise, model_inputs, model_outputs
 
 __all__ = ["predict", "load_model"]
 
-_INSTALL = "pip install 'graphjit[distributed]'  (dask[array] and distributed)"
 
 
 def _dask():
-    try:
-        import dask
-        import dask.array as da
-    except ImportError as e:
-        raise ImportError(f"graphjit.distributed needs Dask ({e}); install it with "
-                          f"{_INSTALL}") from None
+    require_extra("graphjit.distributed", "distributed")
+    import dask
+    import dask.array as da
     return dask, da
 
 

@@ -18,6 +18,7 @@ import pytest
 import graphjit as ms
 from graphjit import nn, ops
 from graphjit.jit.api import compare_results
+from optional import require
 
 # the autodiff tests' helpers, imported as CI's plain pytest finds modules (no tests package)
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "autodiff"))
@@ -704,9 +705,10 @@ class _Export(nn.Cell):
                 ops.einsum("bij,bkj->bik", a, a), ops.cdist(a, a), ops.masked_select(x, x > 1.0))
 
 
+@pytest.mark.extra("onnx")
 def test_the_new_layers_export_to_onnx_with_a_dynamic_batch(tmp_path):
-    ort = pytest.importorskip("onnxruntime")
-    gx = pytest.importorskip("graphjit.onnx")
+    ort = require("onnxruntime", "onnx")
+    gx = require("graphjit.onnx", "onnx")
     net = _Export()
     path = str(tmp_path / "m.onnx")
     gx.export(net, path, ms.TensorSpec((None, 5, 8), ms.float32))

@@ -154,7 +154,9 @@ def _net(folder):
     return mod.Net()
 
 
-@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed")
+@pytest.mark.extra("graphviz")
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed "
+                    "(apt-get install graphviz)")
 def test_draw_renders_svg(folder, exported):
     code, out, err = graphjit(folder, "draw", str(exported), "-o", "net.svg")
     assert code == 0, err

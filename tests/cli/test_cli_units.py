@@ -5,6 +5,8 @@ import io
 import re
 import textwrap
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -14,6 +16,7 @@ from graphjit.cli.dot import to_dot
 from graphjit.cli.progress import Progress
 from graphjit.cli.targets import UsageError, UserCodeError, load_target, parse_input
 from graphjit.cli.timing import format_seconds, time_per_call
+from optional import require
 
 SOURCE = textwrap.dedent('''
     import graphjit as ms
@@ -192,18 +195,21 @@ def test_run_prints_small_outputs_and_summarizes_large_ones(src, capsys):
     assert "takes 2 input(s)" in capsys.readouterr().err
 
 
-def test_onnx_export_without_onnx_support(src, capsys):
-    import importlib.util
-    if importlib.util.find_spec("graphjit.onnx") is not None:
-        pytest.skip("graphjit.onnx is present")
+def test_onnx_export_without_the_onnx_extra(src, capsys, monkeypatch):
+    """Without the onnx package, exporting to .onnx is a usage error naming the extra."""
+    for name in list(sys.modules):
+        if name == "graphjit.onnx" or name.startswith(("graphjit.onnx.", "onnx")):
+            monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "onnx", None)          # `import onnx` now fails
     assert main(["export", "m.py:plain", "-i", "float32[2]", "-i", "float32[2]",
                  "-o", "p.onnx"]) == 2
-    assert "--format onnx is not available" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "needs the optional extra 'onnx'" in err and "pip install -e '.[onnx]'" in err
 
 
+@pytest.mark.extra("onnx")
 def test_onnx_export_and_run(src, tmp_path, capsys):
-    pytest.importorskip("graphjit.onnx")
-    pytest.importorskip("onnx")
+    require("graphjit.onnx", "onnx")
     assert main(["export", "m.py:Counter", "-i", "float32[None]", "-i", "int64[]",
                  "-o", "c.onnx"]) == 0
     assert "wrote c.onnx (ONNX)" in capsys.readouterr().out

@@ -1,4 +1,4 @@
-"""The batch-wise rule of graphjit.distributed (no Dask needed): models it accepts give,
+"""The batch-wise rule of graphjit.distributed (graphjit.distributed needs Dask to import): models it accepts give,
 block by block of rows, exactly what one call on the whole batch gives; models it
 refuses are refused with the reason and the user's line.
 
@@ -10,6 +10,11 @@ concatenating equals running it on the whole batch.
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
+
+from optional import require
+
+require("dask.array", "distributed")
+require("distributed", "distributed")
 
 import graphjit as ms
 from graphjit import nn, ops

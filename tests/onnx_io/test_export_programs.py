@@ -11,8 +11,9 @@ import sys
 import numpy as np
 import pytest
 
-onnx = pytest.importorskip("onnx")
-ort = pytest.importorskip("onnxruntime")
+from optional import require
+onnx = require("onnx", "onnx")
+ort = require("onnxruntime", "onnx")
 
 import graphjit as ms                                         # noqa: E402
 import graphjit.onnx as gx                                    # noqa: E402

@@ -6,8 +6,9 @@ import os
 import numpy as np
 import pytest
 
-onnx = pytest.importorskip("onnx")
-ort = pytest.importorskip("onnxruntime")
+from optional import require
+onnx = require("onnx", "onnx")
+ort = require("onnxruntime", "onnx")
 
 from onnx import TensorProto as T, helper as h, numpy_helper  # noqa: E402
 

@@ -4,8 +4,9 @@ checked before anything runs."""
 import numpy as np
 import pytest
 
-da = pytest.importorskip("dask.array", reason="graphjit.distributed needs Dask: pip install "
-                                              "'graphjit[distributed]'")
+from optional import require
+
+da = require("dask.array", "distributed")
 
 import graphjit as ms
 import graphjit.distributed as gd
@@ -131,7 +132,7 @@ def test_unknown_chunk_sizes_are_refused():
 
 
 def test_a_client_must_be_a_distributed_client():
-    pytest.importorskip("distributed")
+    require("distributed", "distributed")
     from graphjit.distributed.scoring import _client
     with pytest.raises(TypeError, match="distributed.Client"):
         _client("tcp://127.0.0.1:8786")

@@ -19,8 +19,9 @@ import warnings
 import numpy as np
 import pytest
 
-onnx = pytest.importorskip("onnx")
-pytest.importorskip("onnx.backend.test.case.node")
+from optional import require
+onnx = require("onnx", "onnx")
+require("onnx.backend.test.case.node", "onnx")
 
 from onnx import numpy_helper  # noqa: E402
 

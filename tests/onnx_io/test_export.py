@@ -6,8 +6,9 @@ from numpy in sums, matmul, exp/log/tanh/erf); everything else exactly."""
 import numpy as np
 import pytest
 
-onnx = pytest.importorskip("onnx")
-ort = pytest.importorskip("onnxruntime")
+from optional import require
+onnx = require("onnx", "onnx")
+ort = require("onnxruntime", "onnx")
 
 import graphjit as ms                                        # noqa: E402
 import graphjit.onnx as gx                                   # noqa: E402

@@ -7,10 +7,10 @@ import os
 import numpy as np
 import pytest
 
-da = pytest.importorskip("dask.array", reason="graphjit.distributed needs Dask: pip install "
-                                              "'graphjit[distributed]'")
-distributed = pytest.importorskip("distributed", reason="the cluster tests need "
-                                                        "dask.distributed")
+from optional import require
+
+da = require("dask.array", "distributed")
+distributed = require("distributed", "distributed")
 import dask
 
 import graphjit.distributed as gd

@@ -10,7 +10,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-onnx = pytest.importorskip("onnx")
+from optional import require
+onnx = require("onnx", "onnx")
 
 import graphjit as ms  # noqa: E402
 import graphjit.onnx as gx  # noqa: E402
