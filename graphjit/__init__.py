@@ -3,6 +3,7 @@
     import graphjit as ms
     from graphjit import nn, ops
 """
+from ._module_alias import install as _install_module_alias
 from .ir import dtypes as _dtypes
 from .ir.dtypes import (DType, bool_, int8, int16, int32, int64, uint8, float16, float32,
                         float64)
@@ -26,6 +27,7 @@ from .jit.compiled_model import compile, import_model, CompiledModel, InferReque
 from .ops.gradients import grad, value_and_grad, GradOperation
 
 dtype = _dtypes
+_install_module_alias()   # `mindspore.nn.layer.conv` is graphjit.nn.layer.conv under an alias
 float_ = float32
 int_ = int64
 

@@ -23,14 +23,8 @@ MAY_NOT_IMPORT = {
     "tensor": {"frontend", "jit", "nn"},
     "ops": {"frontend", "jit", "nn"},
     "nn": {"frontend", "jit"},          # Cell.__call__ reaches jit through context.compiler
-    "nn_layers": {"frontend", "jit"},   # the layers of nn, in a module of their own
-    "nn_losses": {"frontend", "jit"},   # losses, optimizers and training wrappers of nn
-    "nn_optim": {"frontend", "jit"},
-    "nn_wrap": {"frontend", "jit"},
-    "nn_extra": {"frontend", "jit"},       # more layers and losses (Conv1d, GroupNorm, ...)
-    "nn_attention": {"frontend", "jit"},   # MultiheadAttention and the Transformer encoder
-    "nn_modules": {"frontend", "jit"},     # mindspore.nn.layer, .loss, .optim, ... spellings
-    "metrics": {"frontend", "jit", "nn", "backend"},
+    "_checkparam": {"frontend", "jit", "nn"},   # argument checks of the layers (mindspore._checkparam)
+    "_module_alias": "*",               # `mindspore.nn.layer.conv` under sys.modules aliases
     "train": {"frontend", "jit", "backend"},   # Model reaches the compiler through Cells
     "dataset": {"frontend", "jit", "backend", "nn", "ops"},
     "context": {"frontend", "jit", "nn", "backend"},
@@ -39,7 +33,7 @@ MAY_NOT_IMPORT = {
     # graph-to-graph transforms see graphs only
     "passes": {"frontend", "backend", "jit", "nn", "tensor", "ops", "context", "common",
                "initializer", "model", "parameter", "tracebacks"},
-    "distributed": {"frontend", "backend", "nn", "nn_layers"},   # on top of jit and ir
+    "distributed": {"frontend", "backend", "nn"},   # on top of jit and ir
     # the command line sits on top of every layer (and nothing imports it: see below)
     "cli": set(),
     # ONNX in and out sits on top too: only the command line reaches it (see below)

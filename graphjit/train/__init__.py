@@ -1,5 +1,5 @@
 """MindSpore's `mindspore.train`: Model (train, eval, predict), callbacks and metrics."""
-from ..metrics import MAE, MSE, Accuracy, Loss, Metric, get_metric_fn
+from ..nn.metrics import MAE, MSE, Accuracy, Loss, Metric, get_metric_fn
 from .callback import Callback, LossMonitor, RunContext, TimeMonitor
 from .model import Model
 from .serialization import load_checkpoint, load_param_into_net, save_checkpoint

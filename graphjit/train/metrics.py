@@ -1,3 +1,3 @@
-"""MindSpore's `mindspore.train.metrics` spelling."""
-from ..metrics import *  # noqa: F401,F403
-from ..metrics import __all__  # noqa: F401
+"""MindSpore's `mindspore.train.metrics` spelling of graphjit.nn.metrics."""
+from ..nn.metrics import *  # noqa: F401,F403
+from ..nn.metrics import __all__  # noqa: F401

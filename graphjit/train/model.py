@@ -16,7 +16,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ..metrics import Loss, Metric, get_metric_fn
+from ..nn.metrics import Loss, Metric, get_metric_fn
 from ..nn import Cell, TrainOneStepCell, WithEvalCell, WithLossCell
 from ..tensor import Tensor
 from .callback import Callback, LossMonitor, RunContext, loss_value

@@ -37,7 +37,7 @@ from fuzzgen import Gen, SCALAR_VARS, TENSOR_VARS
 GRAPHJIT_DIR = pathlib.Path(ms.__file__).resolve().parent
 # Modules whose frames stay in a user-facing traceback: the calls the user made.
 ENTRY_POINTS = {GRAPHJIT_DIR / "jit" / "api.py", GRAPHJIT_DIR / "jit" / "compiled_model.py",
-                GRAPHJIT_DIR / "nn.py"}
+                GRAPHJIT_DIR / "nn" / "cell.py"}
 INTERNAL = (KeyError, AttributeError, IndexError, AssertionError, RecursionError,
             UnboundLocalError)
 BUILD_ERRORS = (ms.ShapeJoinError, ms.TypeJoinError, ms.UnsupportedSyntaxError,

@@ -1,0 +1,127 @@
+"""MindSpore's `mindspore.nn.layer.basic`: Dense, Flatten, Identity, Dropout, Pad and
+Upsample."""
+from __future__ import annotations
+
+import math
+
+from ... import initializer as init, ops
+from ...ir.dtypes import float32
+from ..cell import Cell
+from .activation import get_activation
+from ...parameter import Parameter
+
+__all__ = ["Flatten", "Identity", "Dropout", "Dense", "Pad", "Upsample"]
+
+
+class Flatten(Cell):
+    """Merge every dim after the first (works with an unknown batch dim)."""
+
+    def __init__(self, start_dim=1, end_dim=-1):
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def construct(self, x):
+        return ops.flatten(x, start_dim=self.start_dim, end_dim=self.end_dim)
+
+
+class Identity(Cell):
+    def construct(self, x):
+        return x
+
+
+class Dropout(Cell):
+    """Zero each element with probability p and scale the rest by 1 / (1 - p) while the
+    Cell is training (set_train()); the identity otherwise. The masks come from the
+    generator `ms.set_seed` seeds, drawn when the program runs, in both modes."""
+
+    def __init__(self, keep_prob=None, p=None, dtype=None):
+        super().__init__()
+        if p is None:
+            p = 0.5 if keep_prob is None else 1.0 - keep_prob
+        if not 0.0 <= p < 1.0:
+            raise ValueError(f"Dropout: p must be in [0, 1), got {p}")
+        self.p = float(p)
+
+    def construct(self, x):
+        if not self.training or self.p == 0.0:
+            return x
+        return ops.dropout(x, self.p, True)
+
+
+class Dense(Cell):
+    """Fully connected layer: activation(x @ weight.T + bias), weight of shape
+    (out_channels, in_channels).
+
+    weight_init and bias_init take a Tensor or numpy array, a number, an initializer
+    name ('normal', 'uniform', 'zeros', 'ones', 'he_uniform', 'xavier_uniform') or an
+    Initializer; by default weight is HeUniform(sqrt(5)) and bias U(-1/sqrt(in),
+    1/sqrt(in)), as MindSpore, drawn from the generator `ms.set_seed` seeds. Both are
+    Parameters named "weight" and "bias".
+    """
+
+    def __init__(self, in_channels, out_channels, weight_init=None, bias_init=None,
+                 has_bias=True, activation=None, dtype=float32):
+        super().__init__()
+        for name, v in (("in_channels", in_channels), ("out_channels", out_channels)):
+            if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
+                raise TypeError(f"Dense: {name} must be a positive int, got {v!r}")
+        self.in_channels, self.out_channels = in_channels, out_channels
+        if weight_init is None:
+            weight_init = init.HeUniform(math.sqrt(5))
+        self.weight = Parameter(init.initializer(weight_init, (out_channels, in_channels),
+                                                 dtype), name="weight")
+        self.has_bias = bool(has_bias)
+        self.bias = None
+        if self.has_bias:
+            if bias_init is None:
+                bias_init = init.Uniform(1.0 / math.sqrt(in_channels))
+            self.bias = Parameter(init.initializer(bias_init, (out_channels,), dtype),
+                                  name="bias")
+        self.activation = get_activation(activation) if isinstance(activation, str) \
+            else activation
+        self.matmul = ops.MatMul(transpose_b=True)
+
+    def construct(self, x):
+        out = self.matmul(x, self.weight)
+        if self.has_bias:
+            out = out + self.bias
+        if self.activation is not None:
+            out = self.activation(out)
+        return out
+
+
+class Pad(Cell):
+    """Pad(paddings, mode='CONSTANT'): paddings ((before, after), ...) from the first dim;
+    mode 'CONSTANT' (zeros) or 'REFLECT'."""
+
+    def __init__(self, paddings, mode="CONSTANT"):
+        super().__init__()
+        if mode not in ("CONSTANT", "REFLECT"):
+            raise ValueError(f"Pad: mode must be 'CONSTANT' or 'REFLECT', got {mode!r}")
+        pairs = tuple(tuple(p) for p in paddings)
+        if any(len(p) != 2 for p in pairs):
+            raise ValueError(f"Pad: paddings must be pairs (before, after), got {paddings!r}")
+        flat = ()
+        for before, after in reversed(pairs):
+            flat += (before, after)
+        self.flat = flat
+        self.mode = mode.lower()
+
+    def construct(self, x):
+        return ops.pad(x, self.flat, self.mode)
+
+
+class Upsample(Cell):
+    """ops.interpolate as a layer: size or scale_factor, mode 'nearest' (the default),
+    'linear' or 'bilinear', align_corners."""
+
+    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                 recompute_scale_factor=None):
+        super().__init__()
+        self.size, self.scale_factor, self.mode = size, scale_factor, mode
+        self.align_corners = align_corners
+        self.recompute_scale_factor = recompute_scale_factor
+
+    def construct(self, x):
+        return ops.interpolate(x, self.size, self.scale_factor, self.mode, self.align_corners,
+                               self.recompute_scale_factor)

@@ -1,0 +1,80 @@
+"""MindSpore's `mindspore.nn.wrap.cell_wrapper`: WithLossCell, WithEvalCell and
+TrainOneStepCell."""
+from __future__ import annotations
+
+import numbers
+
+from ... import ops
+from ..cell import Cell
+from ..layer.basic import Identity
+
+__all__ = ["WithLossCell", "WithEvalCell", "TrainOneStepCell"]
+
+
+class WithLossCell(Cell):
+    """loss_fn(backbone(data), label)."""
+
+    def __init__(self, backbone, loss_fn):
+        super().__init__(auto_prefix=False)
+        if not isinstance(backbone, Cell) or not isinstance(loss_fn, Cell):
+            raise TypeError(f"WithLossCell needs a Cell and a loss Cell, got "
+                            f"{type(backbone).__name__} and {type(loss_fn).__name__}")
+        self._backbone = backbone
+        self._loss_fn = loss_fn
+
+    def construct(self, data, label):
+        out = self._backbone(data)
+        return self._loss_fn(out, label)
+
+    @property
+    def backbone_network(self):
+        return self._backbone
+
+
+class WithEvalCell(Cell):
+    """(loss, outputs, label) of a network and a loss (for Model.eval's metrics)."""
+
+    def __init__(self, network, loss_fn, add_cast_fp32=False):
+        super().__init__(auto_prefix=False)
+        self._network = network
+        self._loss_fn = loss_fn
+
+    def construct(self, data, label):
+        outputs = self._network(data)
+        return self._loss_fn(outputs, label), outputs, label
+
+
+class TrainOneStepCell(Cell):
+    """One training step: the loss of `network` (a network with its loss) on the
+    inputs, its gradients with respect to the optimizer's Parameters (scaled by
+    `sens`), and the optimizer's update; returns the loss (and the gradients with
+    return_grad)."""
+
+    def __init__(self, network, optimizer, sens=None, return_grad=False):
+        super().__init__(auto_prefix=False)
+        if not isinstance(network, Cell):
+            raise TypeError(f"TrainOneStepCell needs a Cell, got {type(network).__name__}")
+        if not hasattr(optimizer, "parameters"):
+            raise TypeError(f"TrainOneStepCell needs an optimizer (nn.SGD, nn.Momentum, ...), "
+                            f"got {type(optimizer).__name__}")
+        self.network = network
+        self.network.set_grad()
+        self.optimizer = optimizer
+        self.weights = self.optimizer.parameters
+        self.grad = ops.GradOperation(get_by_list=True, sens_param=True)
+        sens = 1.0 if sens is None else sens
+        if isinstance(sens, bool) or not isinstance(sens, numbers.Real):
+            raise TypeError(f"TrainOneStepCell: sens must be a number, got {sens!r}")
+        self.sens = float(sens)
+        self.return_grad = bool(return_grad)
+        self.grad_reducer = Identity()
+
+    def construct(self, *inputs):
+        loss = self.network(*inputs)
+        sens = ops.fill(loss.dtype, loss.shape, self.sens)
+        grads = self.grad(self.network, self.weights)(*inputs, sens)
+        grads = self.grad_reducer(grads)
+        loss = ops.depend(loss, self.optimizer(grads))
+        if self.return_grad:
+            return loss, grads
+        return loss

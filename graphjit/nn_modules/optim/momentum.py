@@ -1,3 +1,0 @@
-"""mindspore.nn.optim.momentum: the optimizers of graphjit.nn."""
-from graphjit.nn import *  # noqa: F401,F403
-from graphjit.nn import __all__  # noqa: F401
