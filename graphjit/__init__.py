@@ -13,10 +13,10 @@ from .ir.errors import (GraphJitError, ShapeJoinError, TypeJoinError, Unsupporte
                         GraphRuntimeError,
                         EquivalenceError, ModelFileError)
 from .context import GRAPH_MODE, PYNATIVE_MODE, set_context, get_context
-from .tensor import Tensor, TensorSpec
-from .parameter import Parameter, mutable
+from .common.tensor import Tensor, TensorSpec
+from .common.parameter import Parameter, mutable
 from . import ops, nn, common
-from .initializer import set_seed, get_seed
+from .common.initializer import set_seed, get_seed
 from .jit.api import jit, jit_class, explain
 from . import train, dataset
 from .train import Model, Callback, LossMonitor, TimeMonitor

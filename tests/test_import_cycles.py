@@ -12,7 +12,7 @@ import pytest
 
 from test_layers import PACKAGE, _is_module, _module_name
 
-PACKAGES = ("graphjit.nn",)
+PACKAGES = ("graphjit.nn", "graphjit.common")
 
 
 def load_time_imports(source: str, package: str) -> Iterator[str]:

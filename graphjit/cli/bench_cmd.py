@@ -7,7 +7,7 @@ import threading
 import time
 from typing import List
 
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 from .args import add_model, add_random, inputs_of, positive_float, positive_int, \
     random_arrays
 from .progress import Progress

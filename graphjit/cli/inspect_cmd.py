@@ -12,7 +12,7 @@ from typing import List
 
 from ..context import get_context, set_context
 from ..jit.explain import compare_results
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 from .args import add_model, add_passes, add_random, apply_passes, inputs_of, \
     positive_float, random_arrays
 from .targets import UserCodeError, array_type, load_target

@@ -27,7 +27,7 @@ from ..ir.types import TensorType
 from ..jit.api import JitFunction, jit
 from ..jit.compiled_model import CompiledModel, compile as compile_model, import_model
 from ..nn import Cell
-from ..tensor import Tensor, TensorSpec
+from ..common.tensor import Tensor, TensorSpec
 from ..tracebacks import user_facing
 
 __all__ = ["UsageError", "UserCodeError", "InputArg", "Target", "parse_input", "load_target",

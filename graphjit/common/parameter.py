@@ -1,5 +1,107 @@
-"""MindSpore's `mindspore.common.parameter` spelling."""
-from ..parameter import Parameter
+"""MindSpore's `mindspore.common.parameter`: Parameter (a named Tensor held by a Cell: state
+a compiled graph reads and updates when it runs), ParameterTuple and mutable (MindSpore
+compatibility)."""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from ..ir.errors import UnsupportedSyntaxError
+from .tensor import Tensor, current_recorder
+
+__all__ = ["Parameter", "ParameterTuple", "mutable"]
+
+
+def _frozen(arr) -> np.ndarray:
+    if arr.flags.writeable:
+        arr.flags.writeable = False
+    return arr
+
+
+class Parameter(Tensor):
+    """A Tensor owned by a Cell, with a name: state. A compiled graph does not hold a
+    Parameter's value: it reads the Parameter when it runs (and `ops.assign`, `self.p =
+    v` in construct and the optimizer ops update it there, in program order), so new
+    data never recompiles. Its array is replaced by an update, never written into, so
+    a value read before an update keeps what it read; `_lock` serializes updates made
+    with use_locking=True."""
+
+    __slots__ = ("name", "requires_grad", "_lock")
+
+    def __init__(self, default_input, name=None, requires_grad=True, layerwise_parallel=False,
+                 parallel_optimizer=True):
+        data = default_input
+        if isinstance(data, Tensor):
+            data = data.asnumpy()
+        elif not isinstance(data, np.ndarray):
+            data = Tensor(data).asnumpy()
+        Tensor.__init__(self, np.array(data))
+        _frozen(self._data)
+        self.name = name
+        self.requires_grad = requires_grad
+        self._lock = threading.Lock()
+
+    def set_data(self, data, slice_shape=False):
+        """Give the Parameter new data (a copy, in its dtype). A compiled graph reads
+        it at its next run; a new shape compiles the graph again."""
+        arr = data.asnumpy() if isinstance(data, Tensor) else np.asarray(data)
+        self._data = _frozen(np.array(arr, dtype=self._data.dtype))
+        return self
+
+    def _need_data(self):
+        if current_recorder() is not None:
+            raise UnsupportedSyntaxError(
+                f"the value of Parameter '{self.name}' was needed while the graph is built, "
+                f"but a Parameter is state: its value is known only when the graph runs",
+                hint="use it in tensor operations (they read it when the graph runs), "
+                     "not as a Python value")
+        return self._data
+
+    # static facts: known while a graph is built
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    @property
+    def size(self) -> int:
+        return int(self._data.size)
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __setitem__(self, key, value):
+        Tensor.__setitem__(self, key, value)
+        _frozen(self._data)
+
+    def clone(self, init="same"):
+        """A new Parameter of the same name, shape and dtype: a copy of the data
+        (init='same'), or an initializer's values ('zeros', 'ones', a number...)."""
+        if init == "same":
+            data = np.array(self._data)
+        else:
+            from .initializer import initializer
+            data = initializer(init, self._data.shape, self.dtype).asnumpy()
+        return Parameter(data, name=self.name, requires_grad=self.requires_grad)
+
+    @property
+    def data(self):
+        return self
+
+    def __repr__(self):
+        return f"Parameter(name={self.name}, shape={self.shape}, dtype={self.dtype})"
+
+    def __reduce__(self):
+        return (Parameter, (np.array(self._data), self.name, self.requires_grad))
+
+
+def mutable(input_data, dynamic_len=False):
+    """MindSpore's mark for values that should not be constants in graph mode. graphjit
+    already keeps tensors variable; Python numbers stay Python numbers (they become
+    part of the compile signature)."""
+    return input_data
 
 
 class ParameterTuple(tuple):
@@ -23,6 +125,3 @@ class ParameterTuple(tuple):
             q.requires_grad = False
             out.append(q)
         return ParameterTuple(out)
-
-
-__all__ = ["Parameter", "ParameterTuple"]

@@ -1,4 +1,590 @@
-"""MindSpore's `mindspore.common.tensor`: Tensor."""
-from ..tensor import Tensor  # noqa: F401
+"""Tensor (eager values) and the operator overloads every tensor-like value shares.
 
-__all__ = ["Tensor"]
+Graph values built by the front-end (frontend.values.GraphTensor) subclass
+SymbolicTensor and overload the same operators and methods, so one expression in
+a user's `construct` serves both modes. Whether a graph is being built is asked of
+`current_recorder()` (JAX's trace context, beside its `Primitive.bind`): the
+front-end's graph context is a Recorder.
+"""
+from __future__ import annotations
+
+import threading
+from typing import List, Optional
+
+import numpy as np
+
+from ..autodiff import tape as _tape
+from ..ir import dtypes as dt
+from ..ir.dtypes import DType
+from ..ir.types import TensorType, format_shape
+
+__all__ = ["Tensor", "TensorSpec", "SymbolicTensor", "TensorLike", "Recorder",
+           "current_recorder"]
+
+
+_functional = None
+
+
+def _F():
+    """graphjit.ops.functional (imported at first use: ops imports this module)."""
+    global _functional
+    if _functional is None:
+        from ..ops import functional
+        _functional = functional
+    return _functional
+
+
+def _no_out(out):
+    if out is not None:
+        raise TypeError("tensors are immutable values here: out= is not supported")
+
+
+class TensorLike:
+    """Operators and methods shared by Tensor and graph values (all go through ops)."""
+
+    __slots__ = ()
+    __array_priority__ = 1000  # numpy defers binary operators to us
+
+    # arithmetic
+    def __add__(self, o): return _F().add(self, o)
+    def __radd__(self, o): return _F().add(o, self)
+    def __sub__(self, o): return _F().sub(self, o)
+    def __rsub__(self, o): return _F().sub(o, self)
+    def __mul__(self, o): return _F().mul(self, o)
+    def __rmul__(self, o): return _F().mul(o, self)
+    def __truediv__(self, o): return _F().div(self, o)
+    def __rtruediv__(self, o): return _F().div(o, self)
+    def __floordiv__(self, o): return _F().floor_divide(self, o)
+    def __rfloordiv__(self, o): return _F().floor_divide(o, self)
+    def __mod__(self, o): return _F().remainder(self, o)
+    def __rmod__(self, o): return _F().remainder(o, self)
+    def __pow__(self, o): return _F().pow(self, o)
+    def __rpow__(self, o): return _F().pow(o, self)
+    def __matmul__(self, o): return _F().matmul(self, o)
+    def __rmatmul__(self, o): return _F().matmul(o, self)
+    def __neg__(self): return _F().neg(self)
+    def __pos__(self): return self
+    def __abs__(self): return _F().abs(self)
+    def __invert__(self): return _F().invert(self)
+    def __and__(self, o): return _F().bitwise_and(self, o)
+    def __rand__(self, o): return _F().bitwise_and(o, self)
+    def __or__(self, o): return _F().bitwise_or(self, o)
+    def __ror__(self, o): return _F().bitwise_or(o, self)
+    def __xor__(self, o): return _F().bitwise_xor(self, o)
+    def __rxor__(self, o): return _F().bitwise_xor(o, self)
+
+    # comparisons
+    def __lt__(self, o): return _F().less(self, o)
+    def __le__(self, o): return _F().less_equal(self, o)
+    def __gt__(self, o): return _F().greater(self, o)
+    def __ge__(self, o): return _F().greater_equal(self, o)
+
+    def __eq__(self, o):
+        if o is None:
+            return False
+        return _F().equal(self, o)
+
+    def __ne__(self, o):
+        if o is None:
+            return True
+        return _F().not_equal(self, o)
+
+    __hash__ = object.__hash__
+
+    def __getitem__(self, key): return _F().getitem(self, key)
+
+    # methods (MindSpore's Tensor methods: names, parameters and defaults)
+    # `out` and numpy's keyword names are accepted so numpy's functions (np.sum(t))
+    # work on tensors as they do on arrays
+    def sum(self, axis=None, dtype=None, keepdims=False, initial=None, out=None):
+        _no_out(out)
+        out = _F().sum(self, axis, keepdims, dtype=dtype)
+        return out if initial is None else _F().add(out, initial)
+
+    def mean(self, axis=None, keep_dims=False, dtype=None, out=None, keepdims=None):
+        _no_out(out)
+        r = _F().mean(self, axis, keep_dims if keepdims is None else keepdims)
+        return r if dtype is None else _F().cast(r, dtype)
+
+    def max(self, axis=None, keepdims=False, *, initial=None, where=None,
+            return_indices=False, out=None):
+        """The maximum along axis; with return_indices, (values, indices) as ops.max."""
+        _no_out(out)
+        if return_indices:
+            return _F().max(self, axis, keepdims, initial=initial, where=where)
+        return _F().amax(self, axis, keepdims, initial=initial, where=where)
+
+    def min(self, axis=None, keepdims=False, *, initial=None, where=None,
+            return_indices=False, out=None):
+        """The minimum along axis; with return_indices, (values, indices) as ops.min."""
+        _no_out(out)
+        if return_indices:
+            return _F().min(self, axis, keepdims, initial=initial, where=where)
+        return _F().amin(self, axis, keepdims, initial=initial, where=where)
+
+    def prod(self, axis=None, keep_dims=False, dtype=None, out=None, keepdims=None):
+        _no_out(out)
+        return _F().prod(self, axis, keep_dims if keepdims is None else keepdims, dtype)
+
+    def argmax(self, axis=None, keepdims=False, out=None):
+        _no_out(out)
+        return _F().argmax(self, axis, keepdims)
+
+    def argmin(self, axis=None, keepdims=False, out=None):
+        _no_out(out)
+        return _F().argmin(self, axis, keepdims)
+
+    def all(self, axis=None, keep_dims=False, out=None, keepdims=None):
+        _no_out(out)
+        return _F().all(self, axis, keep_dims if keepdims is None else keepdims)
+
+    def any(self, axis=None, keep_dims=False, out=None, keepdims=None):
+        _no_out(out)
+        return _F().any(self, axis, keep_dims if keepdims is None else keepdims)
+
+    def cumsum(self, axis=None, dtype=None):
+        """Running sum along axis (of the flattened tensor if axis is None)."""
+        if axis is None:
+            return _F().cumsum(_F().flatten(self, start_dim=0), 0, dtype)
+        return _F().cumsum(self, axis, dtype)
+
+    def reshape(self, *shape):
+        return _F().reshape(self, shape[0] if len(shape) == 1 else shape)
+
+    def view(self, *shape):
+        return self.reshape(*shape)
+
+    def flatten(self, order="C", *, start_dim=0, end_dim=-1):
+        return _F().flatten(self, order, start_dim=start_dim, end_dim=end_dim)
+
+    def transpose(self, *axes):
+        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+            axes = tuple(axes[0])
+        return _F().transpose(self, axes if axes else None)
+
+    @property
+    def T(self):
+        return _F().transpose(self, None)
+
+    def astype(self, dtype, copy=True):
+        return _F().cast(self, dtype)
+
+    def to(self, dtype):
+        return _F().cast(self, dtype)
+
+    def float(self):
+        return _F().cast(self, dt.float32)
+
+    def half(self):
+        return _F().cast(self, dt.float16)
+
+    def double(self):
+        return _F().cast(self, dt.float64)
+
+    def int(self):
+        return _F().cast(self, dt.int32)
+
+    def long(self):
+        return _F().cast(self, dt.int64)
+
+    def bool(self):
+        return _F().cast(self, dt.bool_)
+
+    def expand_dims(self, axis):
+        return _F().expand_dims(self, axis)
+
+    def unsqueeze(self, dim):
+        return _F().expand_dims(self, dim)
+
+    def squeeze(self, axis=None):
+        return _F().squeeze(self, axis)
+
+    def abs(self): return _F().abs(self)
+    def exp(self): return _F().exp(self)
+    def log(self): return _F().log(self)
+    def log1p(self): return _F().log1p(self)
+    def sqrt(self): return _F().sqrt(self)
+    def rsqrt(self): return _F().rsqrt(self)
+    def reciprocal(self): return _F().reciprocal(self)
+    def sin(self): return _F().sin(self)
+    def cos(self): return _F().cos(self)
+    def sigmoid(self): return _F().sigmoid(self)
+    def tanh(self): return _F().tanh(self)
+    def relu(self): return _F().relu(self)
+    def neg(self): return _F().neg(self)
+    def square(self): return _F().square(self)
+    def floor(self): return _F().floor(self)
+    def ceil(self): return _F().ceil(self)
+    def round(self): return _F().round(self)
+    def sign(self): return _F().sign(self)
+    def isnan(self): return _F().isnan(self)
+    def isinf(self): return _F().isinf(self)
+    def logical_not(self): return _F().logical_not(self)
+    def clip(self, xmin=None, xmax=None): return _F().clamp(self, xmin, xmax)
+    def clamp(self, min=None, max=None): return _F().clamp(self, min, max)
+    def softmax(self, axis=-1, dtype=None): return _F().softmax(self, axis, dtype=dtype)
+    def add(self, other): return _F().add(self, other)
+    def sub(self, other): return _F().sub(self, other)
+    def mul(self, other): return _F().mul(self, other)
+    def div(self, other, *, rounding_mode=None):
+        return _F().div(self, other, rounding_mode=rounding_mode)
+    def matmul(self, other): return _F().matmul(self, other)
+    def pow(self, exponent): return _F().pow(self, exponent)
+    def maximum(self, other): return _F().maximum(self, other)
+    def minimum(self, other): return _F().minimum(self, other)
+    def equal(self, other): return _F().equal(self, other)
+    def logical_and(self, other): return _F().logical_and(self, other)
+    def logical_or(self, other): return _F().logical_or(self, other)
+    def masked_fill(self, mask, value): return _F().masked_fill(self, mask, value)
+    def tile(self, multiples): return _F().tile(self, multiples)
+    def broadcast_to(self, shape): return _F().broadcast_to(self, shape)
+    def expand_as(self, other): return _F().broadcast_to(self, other.shape)
+    def size_(self): return self.size
+    def permute(self, *axis):
+        return _F().transpose(self, axis[0] if len(axis) == 1 and isinstance(
+            axis[0], (tuple, list)) else axis)
+    def swapaxes(self, axis0, axis1): return _F().swapaxes(self, axis0, axis1)
+    def view_as(self, other): return _F().reshape(self, other.shape)
+    def ravel(self): return _F().reshape(self, (-1,))
+    def norm(self, ord=None, dim=None, keepdim=False, *, dtype=None):
+        return _F().norm(self, ord, dim, keepdim, dtype=dtype)
+    def var(self, axis=None, ddof=0, keepdims=False):
+        return _F().var(self, axis, ddof, keepdims)
+    def std(self, axis=None, ddof=0, keepdims=False):
+        return _F().std(self, axis, ddof, keepdims)
+    def split(self, split_size_or_sections, axis=0):
+        return _F().split(self, split_size_or_sections, axis)
+    def chunk(self, chunks, axis=0): return _F().chunk(self, chunks, axis)
+    def unbind(self, dim=0): return _F().unbind(self, dim)
+    def topk(self, k, dim=None, largest=True, sorted=True):
+        return _F().topk(self, k, dim, largest, sorted)
+    def sort(self, axis=-1, descending=False): return _F().sort(self, axis, descending)
+    def gather(self, input_indices, axis, batch_dims=0):
+        return _F().gather(self, input_indices, axis, batch_dims)
+    def index_select(self, axis, index): return _F().index_select(self, axis, index)
+    def narrow(self, axis, start, length): return _F().narrow(self, axis, start, length)
+    def log_softmax(self, axis=-1): return _F().log_softmax(self, axis)
+    def isfinite(self): return _F().isfinite(self)
+    def erf(self): return _F().erf(self)
+    def tril(self, diagonal=0): return _F().tril(self, diagonal)
+    def triu(self, diagonal=0): return _F().triu(self, diagonal)
+    def flip(self, dims): return _F().flip(self, dims)
+    def roll(self, shifts, dims=None): return _F().roll(self, shifts, dims)
+    def repeat(self, repeats, axis=None): return _F().repeat_elements_of(self, repeats, axis)
+    def repeat_interleave(self, repeats, dim=None):
+        return _F().repeat_elements_of(self, repeats, dim)
+    def ndimension(self): return self.ndim
+
+    def dim(self):
+        return self.ndim
+
+    def numel(self):
+        return self.size
+
+
+class Tensor(TensorLike):
+    """An eager tensor: a numpy array and its dtype.
+
+    `Tensor(data, dtype=None)`: Python ints give int64, Python floats float32, a numpy
+    array keeps its dtype; `dtype=` overrides. `Tensor(shape=[None, 4],
+    dtype=ms.float32)` is a tensor without data: an input description for
+    `Cell.set_inputs` (None or -1 dims are unknown; `shape=None` an unknown rank).
+    """
+
+    __slots__ = ("_data", "_dtype", "_spec_shape", "__weakref__")
+
+    def __init__(self, input_data=None, dtype=None, shape=None, init=None, const_arg=False,
+                 internal=False):
+        if internal:
+            self._data = input_data
+            self._dtype = dt.from_numpy(input_data.dtype)
+            self._spec_shape = None
+            return
+        want = None if dtype is None else dt.as_dtype(dtype)
+        if input_data is None:
+            if want is None:
+                raise TypeError("Tensor() needs data, or a dtype and a shape (a tensor "
+                                "without data)")
+            self._data = None
+            self._dtype = want
+            self._spec_shape = _spec_shape(shape)
+            return
+        arr = _to_array(input_data, want)
+        self._data = arr
+        self._dtype = dt.from_numpy(arr.dtype)
+        self._spec_shape = None
+
+    @classmethod
+    def _wrap(cls, arr) -> "Tensor":
+        t = object.__new__(cls)
+        if type(arr) is not np.ndarray:
+            arr = np.asarray(arr)
+        t._data = arr
+        t._dtype = dt.BY_NUMPY.get(arr.dtype) or dt.from_numpy(arr.dtype)
+        t._spec_shape = None
+        return t
+
+    @property
+    def has_data(self) -> bool:
+        return self._data is not None
+
+    def _need_data(self):
+        if self._data is None:
+            raise ValueError("this Tensor has no data: it only describes an input "
+                             f"(shape {format_shape(self._spec_shape)}, dtype {self._dtype})")
+        return self._data
+
+    def asnumpy(self) -> np.ndarray:
+        return np.array(self._need_data())
+
+    def numpy(self) -> np.ndarray:
+        return self.asnumpy()
+
+    def __array__(self, dtype=None, copy=None):
+        a = self._need_data()
+        return a if dtype is None else a.astype(dtype)
+
+    @property
+    def dtype(self) -> DType:
+        return self._dtype
+
+    @property
+    def shape(self):
+        if self._data is None:
+            s = self._spec_shape
+            return None if s is None else tuple(-1 if d is None else d for d in s)
+        return tuple(self._data.shape)
+
+    @property
+    def type(self) -> TensorType:
+        if self._data is None:
+            return TensorType(self._dtype, self._spec_shape)
+        return TensorType(self._dtype, tuple(self._data.shape))
+
+    @property
+    def ndim(self) -> int:
+        return self._need_data().ndim
+
+    @property
+    def size(self) -> int:
+        return int(self._need_data().size)
+
+    def item(self, *index):
+        a = self._need_data()
+        v = a.item(*index)
+        return v
+
+    def tolist(self):
+        return self._need_data().tolist()
+
+    def __len__(self):
+        a = self._need_data()
+        if a.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return a.shape[0]
+
+    def __iter__(self):
+        a = self._need_data()
+        if a.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        tape = _tape.current()
+        if tape is not None and tape.tracks(self):   # rows are Index ops on the tape
+            for i in range(a.shape[0]):
+                yield self[i]
+            return
+        for i in range(a.shape[0]):
+            yield Tensor._wrap(a[i])
+
+    def __bool__(self):
+        a = self._need_data()
+        if a.size != 1:
+            raise ValueError(f"The truth value of a Tensor with {a.size} elements is ambiguous; "
+                             f"use .any() or .all()")
+        return bool(a.reshape(-1)[0])
+
+    def __int__(self):
+        return int(self._one())
+
+    def __float__(self):
+        return float(self._one())
+
+    def __index__(self):
+        if not self._dtype.is_integer:
+            raise TypeError(f"only integer tensors can be used as an index, not {self._dtype}")
+        return int(self._one())
+
+    def _one(self):
+        a = self._need_data()
+        if a.size != 1:
+            raise ValueError(f"only one-element tensors can be converted to Python scalars "
+                             f"(this one has shape {a.shape})")
+        return a.reshape(-1)[0]
+
+    def __setitem__(self, key, value):
+        a = self._need_data()
+        tape = _tape.current()
+        if tape is not None and (tape.tracks(self) or tape.tracks(value)):
+            # a gradient is being taken: the update is a recorded op, and the values
+            # recorded before it stay as they were
+            new = _F().index_update(self, key, value)
+            self._data = new._data
+            tape.rebind(self, new)
+            return
+        if isinstance(key, TensorLike):
+            key = np.asarray(key)
+        if isinstance(key, tuple):
+            key = tuple(np.asarray(k) if isinstance(k, TensorLike) else k for k in key)
+        if not a.flags.writeable:
+            a = self._data = a.copy()
+        a[key] = np.asarray(value, dtype=a.dtype) if not isinstance(value, TensorLike) \
+            else np.asarray(value).astype(a.dtype)
+
+    def copy(self):
+        return Tensor._wrap(np.array(self._need_data()))
+
+    def __str__(self) -> str:
+        if self._data is None:
+            return f"Tensor(shape={format_shape(self._spec_shape)}, dtype={self._dtype})"
+        return str(self._data)
+
+    def __repr__(self) -> str:
+        if self._data is None:
+            return f"Tensor(shape={format_shape(self._spec_shape)}, dtype={self._dtype}, no data)"
+        body = np.array2string(self._data, separator=", ", prefix="Tensor(")
+        return f"Tensor({body}, dtype={self._dtype})"
+
+    def __format__(self, spec):
+        if self._data is not None and self._data.size == 1 and spec:
+            return format(self._data.reshape(-1)[0].item(), spec)
+        return format(str(self), spec)
+
+    def __reduce__(self):
+        return (Tensor, (self.asnumpy(),))
+
+
+def _spec_shape(shape):
+    if shape is None:
+        return None
+    out = []
+    for d in shape:
+        if d is None or d == -1:
+            out.append(None)
+        elif isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= 0:
+            out.append(int(d))
+        else:
+            raise ValueError(f"a shape dim must be a non-negative int, None or -1, got {d!r}")
+    return tuple(out)
+
+
+def _default_dtype_of(x) -> Optional[DType]:
+    """graphjit's default dtype for Python data (ints int64, floats float32)."""
+    if isinstance(x, bool):
+        return dt.bool_
+    if isinstance(x, int):
+        return dt.int64
+    if isinstance(x, float):
+        return dt.float32
+    return None
+
+
+def _to_array(data, want: Optional[DType]) -> np.ndarray:
+    if isinstance(data, Tensor):
+        arr = data._need_data()
+    elif isinstance(data, SymbolicTensor):
+        raise TypeError("Tensor(...) of a graph value: use the value itself (or ops.cast) "
+                        "inside construct")
+    elif isinstance(data, np.ndarray) or isinstance(data, np.generic):
+        arr = np.array(data)     # a copy, as MindSpore's Tensor: later writes to the array
+                                 # do not change the tensor
+    else:
+        try:
+            arr = np.asarray(data)
+        except Exception as e:
+            raise TypeError(f"cannot make a Tensor from {type(data).__name__}: {e}") from None
+        if arr.dtype == object:
+            raise TypeError(f"cannot make a Tensor from {data!r}: the elements must be numbers "
+                            f"of one nested shape")
+        if arr.dtype.kind == "f" and arr.dtype != np.float32:
+            arr = arr.astype(np.float32)        # Python floats default to float32
+        elif arr.dtype.kind == "U" or arr.dtype.kind == "S":
+            raise TypeError(f"cannot make a Tensor from strings: {data!r}")
+    if want is not None:
+        arr = arr.astype(want.np)
+    else:
+        dt.from_numpy(arr.dtype)  # rejects unsupported dtypes (complex, strings...)
+    return arr
+
+
+class SymbolicTensor(TensorLike):
+    """Base of graph values; `_apply(op, inputs, attrs)` records a node."""
+
+    __slots__ = ()
+
+    @classmethod
+    def _apply(cls, op, inputs, attrs):  # pragma: no cover - overridden
+        raise NotImplementedError
+
+
+class Recorder:
+    """A graph being built. Entering it (`with recorder:`) makes it the thread's
+    current recorder until exit; ops that meet no graph value but must still be
+    recorded (print of constants only) record into it with `emit`."""
+
+    def __enter__(self):
+        _recorders().append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _recorders().pop()
+
+    def emit(self, op: str, inputs, attrs):  # pragma: no cover - overridden
+        """Add a node `op` over inputs (graph values, Tensors or arrays); returns it."""
+        raise NotImplementedError
+
+    def apply(self, op: str, inputs, attrs):  # pragma: no cover - overridden
+        """Record `op` over inputs, graph values or not (a random op on a constant must
+        still draw when the graph runs); returns its graph values, as `_apply` does."""
+        raise NotImplementedError
+
+    def update(self, op: str, inputs, attrs):  # pragma: no cover - overridden
+        """Record state op `op` (ops.assign, an optimizer op): Parameters at its ref
+        inputs, in program order; returns its outputs (the token aside)."""
+        raise NotImplementedError
+
+
+_recording = threading.local()
+
+
+def _recorders() -> List[Recorder]:
+    s = getattr(_recording, "stack", None)
+    if s is None:
+        s = _recording.stack = []
+    return s
+
+
+def current_recorder() -> Optional[Recorder]:
+    """The innermost graph being built on this thread, or None in eager code."""
+    s = getattr(_recording, "stack", None)
+    return s[-1] if s else None
+
+
+class TensorSpec:
+    """An input described by dtype and shape only; None (or -1) dims are unknown and
+    `shape=None` is an unknown rank."""
+
+    def __init__(self, shape, dtype=dt.float32):
+        self.shape = _spec_shape(shape)
+        self.dtype = dt.as_dtype(dtype)
+
+    @property
+    def type(self) -> TensorType:
+        return TensorType(self.dtype, self.shape)
+
+    def __repr__(self):
+        return f"TensorSpec({format_shape(self.shape)}, {self.dtype})"
+
+    def __eq__(self, other):
+        return isinstance(other, TensorSpec) and self.type == other.type
+
+    def __hash__(self):
+        return hash(self.type)

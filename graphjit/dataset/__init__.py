@@ -18,7 +18,7 @@ from typing import Callable, Iterator, List, Optional, Sequence
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 
 __all__ = ["NumpySlicesDataset", "GeneratorDataset", "Dataset", "config"]
 

@@ -15,8 +15,8 @@ from typing import Any, Dict, Optional
 
 from .. import ops
 from ..ir.errors import GraphJitError, UnsupportedSyntaxError
-from ..parameter import Parameter
-from ..tensor import Tensor, TensorLike
+from ..common.parameter import Parameter
+from ..common.tensor import Tensor, TensorLike
 from .calls import call
 from .control_flow import (build_guarded, build_if_stmt, certainly_left, condition_value,
                            finish_return)

@@ -14,8 +14,8 @@ from ..ir import dtypes as dt
 from ..ir.errors import UnsupportedSyntaxError
 from ..nn import Cell
 from ..ops._dispatch import apply, to_tensor
-from ..parameter import Parameter
-from ..tensor import Tensor, TensorLike
+from ..common.parameter import Parameter
+from ..common.tensor import Tensor, TensorLike
 from .control_flow import branch
 from .values import LocalFunction, Switch
 from .values import DynamicList, GraphTensor, as_graph

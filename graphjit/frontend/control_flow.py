@@ -26,7 +26,7 @@ from ..ir.errors import (ShapeInferenceError, ShapeJoinError, TypeJoinError,
                          UnsupportedSyntaxError)
 from ..ir.graph import Graph
 from ..ir.types import num_elements
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 from . import analysis
 from .operators import CMPOPS
 from .state import BRK, CONT, FLAGS, LEFT, RET, RETVAL

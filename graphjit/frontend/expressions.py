@@ -9,8 +9,8 @@ from ..ir.errors import (GraphJitError, ShapeInferenceError, UndefinedVariableEr
                          UnsupportedSyntaxError)
 from .. import ops
 from ..nn import Cell, CellList, SequentialCell
-from ..parameter import Parameter
-from ..tensor import Tensor, TensorLike
+from ..common.parameter import Parameter
+from ..common.tensor import Tensor, TensorLike
 from .control_flow import (build_boolop, build_compare, build_ifexp, condition_value,
                            index_dict, index_sequence)
 from .operators import BINOPS, UNOPS

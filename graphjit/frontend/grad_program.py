@@ -22,7 +22,7 @@ from ..ir.graph import Graph
 from ..ir.verifier import verify
 from ..passes.pipeline import optimize
 from ..ops.gradients import GradFunction, _AllInputs, tensor_leaves
-from ..tensor import TensorLike, TensorSpec
+from ..common.tensor import TensorLike, TensorSpec
 from .templates import Out, _param_name, _template
 from .state import Compiler
 from .values import DynamicList, GraphContext, GraphTensor, active

@@ -17,8 +17,8 @@ from ..ir.errors import ShapeJoinError, TypeJoinError, UnsupportedSyntaxError
 from ..ir.join import join_shapes
 from ..ir.types import format_shape_ms
 from ..ops._dispatch import PY_SCALARS, weak_kind
-from ..parameter import Parameter
-from ..tensor import Tensor, TensorLike
+from ..common.parameter import Parameter
+from ..common.tensor import Tensor, TensorLike
 from .values import (Collector, DynamicList, GraphContext, GraphTensor, LocalFunction,
                      MaybeUndefined, Switch, Undefined)
 

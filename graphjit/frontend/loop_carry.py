@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Tuple
 from ..ir import dtypes as dt
 from ..ir.errors import ShapeJoinError, TypeJoinError, UnsupportedSyntaxError
 from ..ir.join import join_shapes
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 from .joins import (_KORDER, _MISSING, _WEAK_DEFAULT, _fits, _fmt_side, _info, _kind,
                     _same_static, placeholder_like)
 from .state import BRK, RET, RETVAL, bound_name

@@ -28,7 +28,7 @@ from typing import Dict, Optional
 from ..ir.graph import Value
 from ..ir.registry import get_op
 from ..ir.types import STATE, ref_type
-from ..parameter import Parameter
+from ..common.parameter import Parameter
 
 __all__ = ["StateContext", "param_name"]
 

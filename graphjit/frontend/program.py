@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, List
 
 from ..ir.graph import Graph
-from ..tensor import Tensor, TensorSpec
+from ..common.tensor import Tensor, TensorSpec
 from .builder import build_function
 from .state import Compiler
 from .templates import Out, _param_name, _template

@@ -19,7 +19,7 @@ from typing import Any, List, Optional
 import numpy as np
 
 from ..ir.errors import UnsupportedSyntaxError
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 from .values import DynamicList, GraphTensor
 
 __all__ = ["Activation", "Recursion", "static_key", "find_recursion", "deepest_recursion",

@@ -8,8 +8,8 @@ from typing import Any, Dict, List
 import numpy as np
 
 from ..nn import Cell
-from ..parameter import Parameter
-from ..tensor import Tensor
+from ..common.parameter import Parameter
+from ..common.tensor import Tensor
 
 __all__ = ["Compiler", "RET", "RETVAL", "BRK", "CONT", "LEFT", "FLAGS", "bound_name"]
 

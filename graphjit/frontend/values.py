@@ -11,9 +11,9 @@ from .. import ops
 from ..ir.errors import (GraphJitError, UndefinedVariableError, UnsupportedSyntaxError)
 from ..ir.graph import Graph, Value
 from ..ir.types import TensorType
-from ..parameter import Parameter
+from ..common.parameter import Parameter
 from ..ir.dtypes import int64
-from ..tensor import Recorder, SymbolicTensor, Tensor, TensorLike, current_recorder
+from ..common.tensor import Recorder, SymbolicTensor, Tensor, TensorLike, current_recorder
 from .params import StateContext
 
 __all__ = ["GraphTensor", "Undefined", "Lent", "Unassigned", "Unjoinable", "LocalFunction",

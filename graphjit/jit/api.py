@@ -14,7 +14,7 @@ from ..autodiff import current_tape
 from ..ir.errors import UnsupportedSyntaxError
 from ..ir.types import format_shape
 from ..nn import Cell
-from ..tensor import current_recorder
+from ..common.tensor import current_recorder
 from ..tracebacks import user_facing
 from .cache import (CacheEntry, _arg_names, _cache_for, _call_fast, _desc, _is_tensor_key,
                     _remember_fast, _signature, _unwrap, cache_of, get_entry)

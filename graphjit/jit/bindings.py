@@ -16,7 +16,7 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..ir.graph import Graph
-from ..parameter import Parameter
+from ..common.parameter import Parameter
 
 __all__ = ["StateBinding"]
 

@@ -21,8 +21,8 @@ from ..ir.types import TensorType, format_shape
 from ..ir.verifier import verify
 from ..nn import Cell
 from ..passes import optimize
-from ..parameter import Parameter
-from ..tensor import Tensor, TensorSpec
+from ..common.parameter import Parameter
+from ..common.tensor import Tensor, TensorSpec
 
 __all__ = ["CacheEntry", "cache_of", "get_entry", "build_entry", "signature"]
 

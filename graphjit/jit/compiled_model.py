@@ -36,7 +36,7 @@ from ..ir.graph import Graph
 from ..ir.serialize import load_model_file, save_graph
 from ..ir.types import TensorType, format_shape, is_static
 from ..autodiff import current_tape
-from ..tensor import Tensor, TensorSpec
+from ..common.tensor import Tensor, TensorSpec
 from ..tracebacks import user_facing
 from .api import compile_for_model, explain
 from .cache import _fast_key

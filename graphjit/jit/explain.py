@@ -8,7 +8,7 @@ import numpy as np
 
 from ..context import PYNATIVE_MODE, get_context, set_context
 from ..ir.errors import EquivalenceError
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 from .cache import CacheEntry
 
 __all__ = ["Report", "compare_results", "run_checked"]

@@ -19,7 +19,7 @@ from ..frontend.state import Compiler
 from ..ir.verifier import verify
 from ..passes.pipeline import optimize
 from ..ops.gradients import GradFunction, _AllInputs, tensor_leaves
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 from .bindings import StateBinding
 from .cache import CacheEntry, _arg_names, _cache_for, _fast_key, _fill, _signature, _unwrap
 

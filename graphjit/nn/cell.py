@@ -6,8 +6,8 @@ from collections import OrderedDict
 
 from .. import ops
 from ..context import _context, compiler as _compiler, GRAPH_MODE
-from ..parameter import Parameter
-from ..tensor import Tensor
+from ..common.parameter import Parameter
+from ..common.tensor import Tensor
 from ..tracebacks import user_facing as _user_facing
 
 __all__ = ["Cell"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 
 __all__ = ["Metric", "Accuracy", "Loss", "MAE", "MSE", "get_metric_fn", "names"]
 

@@ -260,7 +260,7 @@ def export(model_or_net, path, *example_inputs_or_specs) -> "onnx.ModelProto":
                             "inputs")
         model = model_or_net
     else:
-        from ..tensor import Tensor
+        from ..common.tensor import Tensor
         examples = [Tensor(x) if isinstance(x, np.ndarray) else x
                     for x in example_inputs_or_specs]
         model = ms_compile(model_or_net, *examples)

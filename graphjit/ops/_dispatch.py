@@ -18,8 +18,8 @@ from ..ir.fp_errors import FP_IGNORED, FP_STATE, ignore_fp_errors, restore_fp_er
 from ..ir import registry as _registry
 from ..ir.registry import get_op
 from ..ir.types import STATE, ref_type
-from ..parameter import Parameter
-from ..tensor import SymbolicTensor, Tensor, TensorLike, current_recorder
+from ..common.parameter import Parameter
+from ..common.tensor import SymbolicTensor, Tensor, TensorLike, current_recorder
 
 __all__ = ["apply", "apply_update", "binary", "to_tensor", "is_weak", "weak_kind", "weak_dtype",
            "PY_SCALARS"]

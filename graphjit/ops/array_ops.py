@@ -11,7 +11,7 @@ import numpy as np
 from ..autodiff import tape as _tape
 from ..ir import dtypes as dt
 from ..ir.defs.shape import encode_index
-from ..tensor import SymbolicTensor, Tensor, TensorLike
+from ..common.tensor import SymbolicTensor, Tensor, TensorLike
 from ._dispatch import apply, to_tensor
 
 __all__ = [

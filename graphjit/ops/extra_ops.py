@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from ..ir import dtypes as dt
-from ..tensor import SymbolicTensor, Tensor, TensorLike
+from ..common.tensor import SymbolicTensor, Tensor, TensorLike
 from ._dispatch import apply, to_tensor
 from .array_ops import (_dim_size, _int, _int_tuple, broadcast_to, concat, expand_dims,
                         full, gather, getitem, reshape, split, squeeze, stack, transpose,

@@ -14,7 +14,7 @@ import numpy as np
 from ..autodiff import tape as _tape
 from ..ir import dtypes as dt
 from ..ir.defs.shape import encode_index
-from ..tensor import SymbolicTensor, Tensor, TensorLike, current_recorder
+from ..common.tensor import SymbolicTensor, Tensor, TensorLike, current_recorder
 from ._dispatch import apply, to_tensor
 from . import array_ops, math_ops, nn_ops
 from .array_ops import *  # noqa: F401,F403

@@ -27,8 +27,8 @@ import numpy as np
 
 from ..autodiff.tape import Tape
 from ..context import GRAPH_MODE, compiler, get_context
-from ..parameter import Parameter
-from ..tensor import SymbolicTensor, Tensor, TensorLike
+from ..common.parameter import Parameter
+from ..common.tensor import SymbolicTensor, Tensor, TensorLike
 from ..tracebacks import user_facing
 
 __all__ = ["GradFunction", "grad", "value_and_grad", "GradOperation", "tensor_leaves",

@@ -7,7 +7,7 @@ program runs, in both modes.
 """
 from __future__ import annotations
 
-from ..tensor import SymbolicTensor, TensorLike, current_recorder
+from ..common.tensor import SymbolicTensor, TensorLike, current_recorder
 from ._dispatch import apply, to_tensor
 from . import math_ops as M
 from .array_ops import ones, reshape, zeros

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import builtins
 
-from ..tensor import TensorLike
+from ..common.tensor import TensorLike
 from ._dispatch import to_tensor
 from . import math_ops as M
 from .array_ops import concat, gather, reshape

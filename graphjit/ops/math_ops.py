@@ -10,7 +10,7 @@ import numpy as np
 
 from ..ir import dtypes as dt
 from ..ir.defs.common import promote
-from ..tensor import SymbolicTensor, TensorLike
+from ..common.tensor import SymbolicTensor, TensorLike
 from ._dispatch import apply, binary, is_weak, to_tensor, weak_dtype, weak_kind
 
 __all__ = [

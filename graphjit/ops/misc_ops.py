@@ -6,7 +6,7 @@ import numpy as np
 
 from ..autodiff import current_tape
 from ..ir import dtypes as dt
-from ..tensor import SymbolicTensor, Tensor, TensorLike
+from ..common.tensor import SymbolicTensor, Tensor, TensorLike
 from ._dispatch import apply, to_tensor
 from .primitives import Primitive
 from .state_ops import Assign, AssignAdd, assign, assign_add  # noqa: F401  (names of this module)

@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from ..ir import dtypes as dt
-from ..tensor import Tensor, TensorLike
+from ..common.tensor import Tensor, TensorLike
 from ._dispatch import apply, to_tensor
 from . import math_ops as M
 from .array_ops import (broadcast_to, expand_dims, gather, getitem, ones_like, reshape,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 from . import more_ops as X
 from .array_ops import gather
 from .primitives import Primitive

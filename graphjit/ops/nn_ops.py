@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from ..ir import dtypes as dt
-from ..tensor import TensorLike
+from ..common.tensor import TensorLike
 from . import math_ops as M
 from ._dispatch import apply, to_tensor
 

@@ -5,7 +5,7 @@ a graph it is drawn when the graph runs, from the same generators as eager mode,
 from __future__ import annotations
 
 from ..ir import dtypes as dt
-from ..tensor import TensorLike, current_recorder
+from ..common.tensor import TensorLike, current_recorder
 from ._dispatch import apply, to_tensor
 from .array_ops import _int_tuple
 from . import math_ops as M

@@ -6,7 +6,7 @@ keep their input order, so the indices are the same in both modes.
 """
 from __future__ import annotations
 
-from ..tensor import TensorLike
+from ..common.tensor import TensorLike
 from ._dispatch import apply, to_tensor
 
 __all__ = ["topk", "sort", "unique", "gather_elements"]

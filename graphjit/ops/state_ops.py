@@ -9,8 +9,8 @@ Parameter's dtype (MindSpore's implicit conversion: a Parameter keeps its dtype)
 """
 from __future__ import annotations
 
-from ..parameter import Parameter
-from ..tensor import SymbolicTensor
+from ..common.parameter import Parameter
+from ..common.tensor import SymbolicTensor
 from ._dispatch import apply_update, to_tensor
 from .primitives import Primitive
 

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 
 __all__ = ["Callback", "RunContext", "LossMonitor", "TimeMonitor", "loss_value"]
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..nn.metrics import Loss, Metric, get_metric_fn
 from ..nn import Cell, TrainOneStepCell, WithEvalCell, WithLossCell
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 from .callback import Callback, LossMonitor, RunContext, loss_value
 
 __all__ = ["Model"]

@@ -10,8 +10,8 @@ from collections import OrderedDict
 import numpy as np
 
 from ..nn import Cell
-from ..parameter import Parameter
-from ..tensor import Tensor
+from ..common.parameter import Parameter
+from ..common.tensor import Tensor
 
 __all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net"]
 

@@ -7,7 +7,7 @@ from ..._checkparam import _positive_int
 from ...ir.dtypes import float32
 from ..cell import Cell
 from ...ops._dispatch import to_tensor
-from ...parameter import Parameter
+from ...common.parameter import Parameter
 
 __all__ = ["ReLU", "ReLU6", "Sigmoid", "Tanh", "SiLU", "LeakyReLU", "ELU", "GELU", "Softplus",
            "Softmax", "LogSoftmax", "get_activation", "HSwish", "HSigmoid", "Mish", "LogSigmoid",

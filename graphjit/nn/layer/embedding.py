@@ -1,11 +1,12 @@
 """MindSpore's `mindspore.nn.layer.embedding`: Embedding."""
 from __future__ import annotations
 
-from ... import initializer as init, ops
+from ... import ops
+from ...common import initializer as init
 from ..._checkparam import _positive_int
 from ...ir.dtypes import float32, int32
 from ..cell import Cell
-from ...parameter import Parameter
+from ...common.parameter import Parameter
 
 __all__ = ["Embedding"]
 

@@ -2,11 +2,12 @@
 GroupNorm and InstanceNorm1d/2d/3d."""
 from __future__ import annotations
 
-from ... import initializer as init, ops
+from ... import ops
+from ...common import initializer as init
 from ..._checkparam import _check_format, _positive_int, check_rank
 from ...ir.dtypes import float32
 from ..cell import Cell
-from ...parameter import Parameter
+from ...common.parameter import Parameter
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "InstanceNorm1d",
            "InstanceNorm2d", "InstanceNorm3d"]

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import math
 
-from ... import initializer as init, ops
+from ... import ops
+from ...common import initializer as init
 from ..._checkparam import _positive_int
 from ...ir.dtypes import float32
 from ..cell import Cell
-from ...parameter import Parameter
+from ...common.parameter import Parameter
 
 __all__ = ["RNNCell", "GRUCell", "LSTMCell"]
 

@@ -5,14 +5,15 @@ from __future__ import annotations
 import copy
 import math
 
-from ... import initializer as init, ops
+from ... import ops
+from ...common import initializer as init
 from ...ir.dtypes import float32
 from ..cell import Cell
 from .basic import Dense, Dropout
 from .container import CellList
 from .normalization import LayerNorm
-from ...parameter import Parameter
-from ...tensor import TensorLike
+from ...common.parameter import Parameter
+from ...common.tensor import TensorLike
 
 __all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
            "TransformerDecoderLayer", "TransformerDecoder", "Transformer"]

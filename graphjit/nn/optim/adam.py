@@ -6,7 +6,7 @@ import numpy as np
 from ... import ops
 from ...ir.dtypes import float32 as ms_float32
 from .optimizer import _number, Optimizer
-from ...parameter import Parameter
+from ...common.parameter import Parameter
 
 __all__ = ["Adam", "AdamWeightDecay"]
 

@@ -7,8 +7,8 @@ import numpy as np
 from ... import ops
 from ...common.parameter import ParameterTuple
 from ..cell import Cell
-from ...parameter import Parameter
-from ...tensor import Tensor
+from ...common.parameter import Parameter
+from ...common.tensor import Tensor
 
 __all__ = ["Optimizer"]
 

@@ -5,7 +5,7 @@ import numpy as np
 
 from ... import ops
 from .optimizer import _number, Optimizer
-from ...parameter import Parameter
+from ...common.parameter import Parameter
 
 __all__ = ["SGD"]
 
