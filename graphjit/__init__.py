@@ -24,7 +24,8 @@ from .train import save_checkpoint, load_checkpoint, load_param_into_net
 from .common.parameter import ParameterTuple
 ms_function = jit   # MindSpore 1.x name
 from .jit.compiled_model import compile, import_model, CompiledModel, InferRequest
-from .ops.gradients import grad, value_and_grad, GradOperation
+from .ops.function.grad.grad_func import grad, value_and_grad
+from .ops.composite.base import GradOperation
 
 dtype = _dtypes
 _install_module_alias()   # `mindspore.nn.layer.conv` is graphjit.nn.layer.conv under an alias

@@ -105,7 +105,7 @@ class _Compiler:
         raise RuntimeError("graphjit.jit is not imported: import graphjit")
 
     def call_grad(self, grad_function, args, kwargs):
-        """Run a gradient function (ops.gradients.GradFunction) in graph mode."""
+        """Run a gradient function (ops.function.grad.grad_func.GradFunction) in graph mode."""
         raise RuntimeError("graphjit.jit is not imported: import graphjit")
 
 

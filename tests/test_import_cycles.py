@@ -12,7 +12,7 @@ import pytest
 
 from test_layers import PACKAGE, _is_module, _module_name
 
-PACKAGES = ("graphjit.nn", "graphjit.common")
+PACKAGES = ("graphjit.nn", "graphjit.ops", "graphjit.common")
 
 
 def load_time_imports(source: str, package: str) -> Iterator[str]:
@@ -100,6 +100,7 @@ def test_no_import_circle_inside_the_package(prefix):
 
 def test_the_bottom_files_import_nothing_of_their_package():
     assert import_graph("graphjit.nn")["graphjit.nn.cell"] == set()
+    assert import_graph("graphjit.ops")["graphjit.ops._dispatch"] == set()
 
 
 def test_the_finder_sees_load_time_imports_only():

@@ -19,7 +19,7 @@ from ..common.tensor import Tensor, TensorLike
 from .control_flow import branch
 from .values import LocalFunction, Switch
 from .values import DynamicList, GraphTensor, as_graph
-from ..ops.gradients import GradFunction
+from ..ops.function.grad.grad_func import GradFunction
 from .grad_program import call_grad_inline
 
 __all__ = ["call", "GraphRange", "GraphEnumerate", "GraphZip"]

@@ -21,7 +21,8 @@ from ..ir.errors import UnsupportedSyntaxError
 from ..ir.graph import Graph
 from ..ir.verifier import verify
 from ..passes.pipeline import optimize
-from ..ops.gradients import GradFunction, _AllInputs, tensor_leaves
+from ..ops.composite.base import _AllInputs
+from ..ops.function.grad.grad_func import GradFunction, tensor_leaves
 from ..common.tensor import TensorLike, TensorSpec
 from .templates import Out, _param_name, _template
 from .state import Compiler

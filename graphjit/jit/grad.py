@@ -18,7 +18,8 @@ from ..frontend.grad_program import assemble, build_grad_program, target_of
 from ..frontend.state import Compiler
 from ..ir.verifier import verify
 from ..passes.pipeline import optimize
-from ..ops.gradients import GradFunction, _AllInputs, tensor_leaves
+from ..ops.composite.base import _AllInputs
+from ..ops.function.grad.grad_func import GradFunction, tensor_leaves
 from ..common.tensor import Tensor
 from .bindings import StateBinding
 from .cache import CacheEntry, _arg_names, _cache_for, _fast_key, _fill, _signature, _unwrap

@@ -1,51 +1,32 @@
 """graphjit.ops: operators as functions and as primitive classes (MindSpore's names),
-and `register_op` for user-defined operators."""
+and `register_op` for user-defined operators. Laid out as MindSpore's `mindspore.ops`:
+
+    _dispatch.py      apply/binary/to_tensor: the bottom every other module stands on
+    _utils.py         private argument helpers (ints, axes, known shapes)
+    primitive.py      Primitive, constexpr
+    function/         the functions by family: array_func, math_func, nn_func, clip_func,
+                      random_func, parameter_func, other_func, debug_func, grad/grad_func,
+                      index_func (max/min, gather_nd, scatter_nd, ...), layer_func
+                      (conv, pooling, normalization; re-exported by nn_func)
+    functional.py     every function (F), and index_update, identity, dtype, make_tuple, ...
+    composite/        GradOperation (base.py), mm (math_ops.py)
+    operations/       the primitive classes by family: array_ops, math_ops, nn_ops,
+                      random_ops, other_ops, debug_ops, custom_ops (register_op)
+    deprecated.py     TensorAdd, Pack, GatherV2, DynamicShape
+"""
 from __future__ import annotations
 
-from ..ir.registry import REQUIRED, get_op
-from ..ir import registry as _registry
+from ..ir.registry import REQUIRED, get_op  # noqa: F401
 from . import functional
 from .functional import *  # noqa: F401,F403
-from .functional import max, min, sum, abs, pow, all, any, round  # noqa: F401  (shadow builtins)
-from .extra_ops import slice  # noqa: F401  (shadows the builtin, as mindspore.ops.slice)
-from .primitives import *  # noqa: F401,F403
-from .primitives import Primitive
-from .primitive import constexpr  # noqa: F401
-from .misc_ops import *  # noqa: F401,F403
-from .layer_primitives import *  # noqa: F401,F403
-from .more_primitives import *  # noqa: F401,F403
-from .state_ops import *  # noqa: F401,F403
+from .functional import max, min, sum, abs, pow, all, any, round  # noqa: F401
+from .function.index_func import slice  # noqa: F401  (shadows the builtin, as mindspore.ops.slice)
+from .function.debug_func import print_  # noqa: F401
+from .primitive import Primitive, constexpr  # noqa: F401
+from . import operations  # noqa: F401
+from .operations import *  # noqa: F401,F403
 from . import composite  # noqa: F401
-from .gradients import GradOperation, grad, value_and_grad  # noqa: F401
-from ._dispatch import apply
-
-
-class CustomOp:
-    """A registered user operator; calling it runs (or records) the op."""
-
-    def __init__(self, opdef):
-        self.opdef = opdef
-        self.name = opdef.name
-
-    def __call__(self, *inputs, **attrs):
-        from ._dispatch import to_tensor
-        return apply(self.name, *[to_tensor(x) for x in inputs], **attrs)
-
-    def __repr__(self):
-        return f"<custom op {self.name}>"
-
-
-def register_op(name, inputs=(), attrs=None, infer=None, kernel=None, family="extern",
-                doc="", **kwargs) -> CustomOp:
-    """Declare an operator: inputs, attributes, inference function and numpy kernel.
-
-    Returns a callable that applies the op in either mode. See
-    graphjit.ir.registry.register_op for the arguments.
-    """
-    return CustomOp(_registry.register_op(name, inputs, attrs, infer, kernel, family, doc,
-                                          **kwargs))
-
-
-def call_op(name, *inputs, **attrs):
-    """Apply a registered op by name."""
-    return CustomOp(get_op(name))(*inputs, **attrs)
+from .composite import GradOperation  # noqa: F401
+from .function.grad.grad_func import grad, value_and_grad  # noqa: F401
+from ._dispatch import apply  # noqa: F401
+from .operations.custom_ops import CustomOp, register_op, call_op  # noqa: F401

@@ -1,35 +1,32 @@
-"""Operators as functions (`ops.add`, `ops.matmul`, ...), MindSpore's names and
-signatures, working on eager Tensors and on graph values alike.
-
-The functions live by kind in math_ops, array_ops and nn_ops; this module gathers
-them (it is what `ops.functional` and Tensor methods use) and adds the functional
-forms of item assignment, print and assert that the front-end calls.
-"""
+"""MindSpore's `mindspore.ops.functional` (often imported as F): every operator function of
+ops/function/, and the functional forms of item assignment (index_update), identity,
+dtype, make_tuple, tuple_getitem and tensor_scatter_update."""
 from __future__ import annotations
 
 import builtins
-
 import numpy as np
 
-from ..autodiff import tape as _tape
-from ..ir import dtypes as dt
-from ..ir.defs.shape import encode_index
-from ..common.tensor import SymbolicTensor, Tensor, TensorLike, current_recorder
 from ._dispatch import apply, to_tensor
-from . import array_ops, math_ops, nn_ops
-from .array_ops import *  # noqa: F401,F403
-from .math_ops import *  # noqa: F401,F403
-from .math_ops import abs, all, any, cast, max, min, pow, round, sum  # noqa: F401
-from .nn_ops import *  # noqa: F401,F403
+from ._utils import _const, _t
+from .function import array_func as array_ops
+from ..autodiff import tape as _tape
+from .function.array_func import cast, expand_dims, gather, one_hot, reshape, where
+from .function.index_func import _scatter_parts
+from .function.math_func import amax, greater_equal, maximum, mul, sub
+from ..common.tensor import SymbolicTensor, Tensor, TensorLike
+from ..ir.defs.shape import encode_index
 
-__all__ = (list(math_ops.__all__) + list(array_ops.__all__) + list(nn_ops.__all__)
-           + ["index_update", "runtime_print", "runtime_assert"])
-# layer_ops, sort_ops and the misc names join at the end of this module (their imports
-# reach primitives, which reads this module's functions)
+from . import function as _function
+from .function import *  # noqa: F401,F403  (every operator function, by family)
+from .function.index_func import max, min  # noqa: F401  (shadow the builtins)
+from .function.math_func import abs, all, any, pow, round, sum  # noqa: F401  (shadow builtins)
+from .function.grad.grad_func import stop_gradient  # noqa: F401
+from .composite.math_ops import mm  # noqa: F401
 
-
-def _t(x):
-    return to_tensor(x)
+__all__ = [n for n in _function.__all__ if n not in (
+    "grad", "value_and_grad", "GradFunction", "tensor_leaves", "map_leaves")] + [
+    "mm", "index_update", "identity", "dtype", "make_tuple", "tuple_getitem",
+    "tensor_scatter_update"]
 
 
 # -- updates and effects ---------------------------------------------------------------------
@@ -82,7 +79,6 @@ def _index_update_by_tensor(x, key, value):
     """x[mask] = v (a bool tensor of x's shape) or x[i] = v (an int scalar tensor on the
     first axis), as Select over a mask: the shapes stay known."""
     from ..ir.errors import UnsupportedSyntaxError
-    from .array_ops import reshape
     xt = _t(x)
     v = value if isinstance(value, TensorLike) else to_tensor(value, xt.dtype)
     if v.dtype is not xt.dtype:
@@ -142,66 +138,41 @@ def _index_update_by_tensor(x, key, value):
         "ints and slices, keep the shapes known)", hint="use ops.where(mask, value, x)")
 
 
-def runtime_print(args, sep=" ", end="\n"):
-    """print(*args) when the graph runs (eagerly: now)."""
-    tensors, template = [], []
-    for a in args:
-        if isinstance(a, SymbolicTensor):
-            template.append(len(tensors))
-            tensors.append(a)
-        else:
-            template.append(str(a))
-    if not tensors:
-        recorder = current_recorder()
-        if recorder is not None:   # building: print each time the graph runs, as eager mode
-            recorder.emit("Print", (), {"template": tuple(template), "sep": sep, "end": end})
-        else:
-            print(*args, sep=sep, end=end)
-        return None
-    apply("Print", *tensors, template=tuple(template), sep=sep, end=end)
-    return None
+def identity(input):
+    return apply("Identity", to_tensor(input))
 
 
-def runtime_assert(cond, message=""):
-    """Raise AssertionError(message) when the graph runs and cond is false."""
-    c = _t(cond)
-    if not c.dtype.is_bool:
-        c = cast(c, dt.bool_)
-    if isinstance(c, SymbolicTensor):
-        apply("Assert", c, message=message)
-        return None
-    if not bool(np.all(c._need_data())):
-        raise AssertionError(message)
-    return None
+def dtype(input):
+    """The dtype of a tensor (known while the graph is built)."""
+    return input.dtype
 
 
-def runtime_check(ok, error=ValueError, message=""):
-    """Raise error(message) where ok is false: now for eager values, when the graph runs
-    for graph values."""
-    c = _t(ok)
-    if not c.dtype.is_bool:
-        c = cast(c, dt.bool_)
-    if isinstance(c, SymbolicTensor):
-        apply("Check", c, error=error.__name__, message=message)
-        return None
-    if not bool(np.all(c._need_data())):
-        raise error(message)
-    return None
+def make_tuple(*inputs):
+    """The tuple of the inputs (MindSpore's F.make_tuple)."""
+    return tuple(inputs)
 
 
-# -- layers, sorting, and MindSpore's functional names (F.depend, F.make_tuple, ...) -----------
-from . import extra_ops, layer_ops, loss_ops, more_ops, random_ops, sort_ops  # noqa: E402
-from .extra_ops import *  # noqa: F401,F403,E402
-from .loss_ops import *  # noqa: F401,F403,E402
-from .random_ops import *  # noqa: F401,F403,E402
-from .layer_ops import *  # noqa: F401,F403,E402
-from .sort_ops import *  # noqa: F401,F403,E402
-from .more_ops import *  # noqa: F401,F403,E402
-from .misc_ops import (depend, dtype, identity, make_tuple,  # noqa: E402
-                       scalar_to_tensor, stop_gradient, tuple_getitem, tuple_to_array)
-from .state_ops import assign, assign_add, assign_sub  # noqa: E402
+def tuple_getitem(x, index):
+    """x[index] of a tuple (MindSpore's F.tuple_getitem)."""
+    if not isinstance(x, (tuple, list)):
+        raise TypeError(f"tuple_getitem needs a tuple, got {type(x).__name__}")
+    return x[index]
 
-__all__ += list(extra_ops.__all__) + list(loss_ops.__all__) + list(random_ops.__all__) + \
-    list(layer_ops.__all__) + list(sort_ops.__all__) + list(more_ops.__all__) + [
-    "assign", "assign_add", "assign_sub", "depend", "dtype", "identity", "make_tuple", "scalar_to_tensor",
-    "stop_gradient", "tuple_getitem", "tuple_to_array"]
+
+def tensor_scatter_update(input_x, indices, updates):
+    """A copy of input_x with the updates slice at each index tuple (of an index given
+    twice, the last update)."""
+    x = _t(input_x)
+    lin, n, rest, u, r = _scatter_parts(x, indices, updates, "tensor_scatter_update")
+    m = lin.shape[0]
+    if not isinstance(m, int):
+        raise TypeError("tensor_scatter_update needs indices whose shape is known while the "
+                        "graph is built")
+    hot = one_hot(lin, n, Tensor._wrap(np.ones((), np.int64)),
+                  Tensor._wrap(np.zeros((), np.int64)))              # (m, n)
+    order = _const(np.arange(1, m + 1, dtype=np.int64).reshape(m, 1))
+    last = sub(amax(mul(hot, order), 0), 1)                       # (n,): -1 if none
+    picked = gather(u, maximum(last, 0), 0)                           # (n, r)
+    flat = reshape(x, (n, r))
+    out = where(expand_dims(greater_equal(last, 0), 1), picked, flat)
+    return reshape(out, tuple(x.shape))

@@ -1,11 +1,44 @@
-"""MindSpore's `mindspore.ops.primitive`: Primitive and the constexpr decorator."""
+"""MindSpore's `mindspore.ops.primitive`: Primitive, the base of the operator classes, and the
+constexpr decorator."""
 from __future__ import annotations
 
 import functools
 
-from .primitives import Primitive
-
 __all__ = ["Primitive", "constexpr"]
+
+
+class Primitive:
+    """Base of primitive operator classes; instances are callables without state."""
+
+    def __init__(self, *args, **kwargs):
+        self.init_args = args
+        self.init_kwargs = kwargs
+
+    @property
+    def name(self):
+        return type(self).__name__
+
+    def __repr__(self):
+        return f"Prim[{self.name}]"
+
+    def add_prim_attr(self, name, value):
+        setattr(self, name, value)
+        return self
+
+
+def _prim(name, fn, arity, namespace):
+    """A primitive class without construction arguments that applies fn, defined in
+    namespace (the globals() of the operations module that lists it in its __all__)."""
+    if arity == 1:
+        def __call__(self, x):
+            return fn(x)
+    else:
+        def __call__(self, x, y):
+            return fn(x, y)
+    namespace[name] = type(name, (Primitive,), {
+        "__call__": __call__, "__doc__": f"{name}()({'x' if arity == 1 else 'x, y'}): "
+                                         f"ops.{fn.__name__}",
+        "__module__": namespace["__name__"]})
 
 
 def constexpr(fn=None, get_instance=True, name=None, reuse_result=True, check=True):

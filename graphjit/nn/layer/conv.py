@@ -9,8 +9,8 @@ from ...common import initializer as init
 from ..._checkparam import _check_format, _positive_int, check_rank
 from ...ir.dtypes import float32
 from ..cell import Cell
-from ...ops.layer_ops import add_channel_bias, pad_mode as _pad_mode, pads, pads as _pads, pair
-from ...ops.more_ops import transpose_conv_nchw
+from ...ops.function.layer_func import (add_channel_bias, pad_mode as _pad_mode, pads,
+                                        pads as _pads, pair, transpose_conv_nchw)
 from ...common.parameter import Parameter
 
 __all__ = ["Conv2d", "Conv1d", "Conv1dTranspose", "Conv2dTranspose"]

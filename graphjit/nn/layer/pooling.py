@@ -6,8 +6,8 @@ from ... import ops
 from ..._checkparam import _check_format, check_rank
 from ..cell import Cell
 from ...ops._dispatch import apply, to_tensor
-from ...ops.layer_ops import pad_mode as _pad_mode, pads, pair
-from ...ops.primitives import Primitive
+from ...ops.function.layer_func import pad_mode as _pad_mode, pads, pair
+from ...ops.primitive import Primitive
 
 __all__ = ["MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d"]
 

@@ -1,56 +1,25 @@
-"""Array operators as functions, with MindSpore 2.x names and signatures: reshaping,
-joining and splitting, indexing, and the functions that make tensors.
-
-Shapes, axes and sizes are Python values known while the graph is built; a tensor
-where one is expected is a TypeError that says so.
-"""
+"""MindSpore's `mindspore.ops.function.array_func`: shapes, joins and splits, indexing,
+gathers and scatters, fills, where/cast/max/min/argmax, one_hot, sorting."""
 from __future__ import annotations
 
+import builtins
 import numpy as np
 
-from ..autodiff import tape as _tape
-from ..ir import dtypes as dt
-from ..ir.defs.shape import encode_index
-from ..common.tensor import SymbolicTensor, Tensor, TensorLike
-from ._dispatch import apply, to_tensor
+from .._dispatch import apply, is_weak, to_tensor
+from .._utils import _axes, _axis_of, _int, _int_tuple, _known_shape, _pair, _t
+from ...autodiff import current_tape, tape as _tape
+from ...ir import dtypes as dt
+from ...common.tensor import SymbolicTensor, Tensor, TensorLike
+from ...ir.defs.shape import encode_index
 
-__all__ = [
-    "reshape", "flatten", "transpose", "permute", "expand_dims", "unsqueeze", "squeeze",
-    "concat", "cat", "stack", "split", "chunk", "tile", "broadcast_to", "gather", "shape",
-    "tensor_shape", "rank", "size", "numel", "getitem", "zeros", "ones", "full", "full_like",
-    "fill", "zeros_like", "ones_like", "arange",
-]
-
-
-def _t(x):
-    return to_tensor(x)
-
-
-def _int(x, what):
-    if isinstance(x, TensorLike):
-        raise TypeError(f"{what} must be a Python int known while the graph is built, not a "
-                        f"tensor")
-    if not isinstance(x, (int, np.integer)) or isinstance(x, bool):
-        raise TypeError(f"{what} must be an int, got {x!r}")
-    return int(x)
-
-
-def _int_tuple(shape, what):
-    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
-        return (int(shape),)
-    if isinstance(shape, TensorLike):
-        raise TypeError(f"{what} must be Python ints known while the graph is built, not a "
-                        f"tensor")
-    try:
-        out = tuple(shape)
-    except TypeError:
-        raise TypeError(f"{what} must be an int or a tuple of ints, got {shape!r}") from None
-    return tuple(_int(d, what) for d in out)
-
-
-def _axes(axis, what):
-    return None if axis is None else (
-        _int(axis, what) if not isinstance(axis, (tuple, list)) else _int_tuple(axis, what))
+__all__ = ["reshape", "flatten", "transpose", "expand_dims", "unsqueeze", "squeeze", "concat",
+           "cat", "stack", "split", "chunk", "tile", "broadcast_to", "gather", "shape",
+           "tensor_shape", "rank", "size", "getitem", "zeros", "ones", "full", "full_like", "fill",
+           "zeros_like", "ones_like", "arange", "swapaxes", "swapdims", "tril", "triu", "eye",
+           "unstack", "unbind", "strided_slice", "index_select", "narrow", "hstack",
+           "repeat_elements_of", "repeat_interleave", "where", "select", "masked_fill", "cast",
+           "scalar_to_tensor", "tuple_to_array", "one_hot", "topk", "sort", "unique",
+           "gather_elements"]
 
 
 # -- shapes --------------------------------------------------------------------------------
@@ -78,10 +47,6 @@ def transpose(input, input_perm=None):
     """Permute the dims (reverse them if input_perm is None)."""
     perm = None if input_perm is None else _int_tuple(input_perm, "transpose's perm")
     return apply("Transpose", _t(input), perm=perm)
-
-
-def permute(input, axis):
-    return transpose(input, axis)
 
 
 def expand_dims(input_x, axis):
@@ -206,9 +171,6 @@ def rank(input):
 def size(input):
     """The number of elements."""
     return _t(input).size
-
-
-numel = size
 
 
 def eager_slice_bounds(key):
@@ -371,3 +333,265 @@ def arange(start=0, end=None, step=1, *, dtype=None):
         dtype = dt.float32 if any(isinstance(v, float) for v in (start, end, step)) \
             else dt.int64
     return apply("Range", start=start, limit=end, delta=step, dtype=dt.as_dtype(dtype))
+
+
+# -- shapes --------------------------------------------------------------------------------
+def swapaxes(input, axis0, axis1):
+    """input with dims axis0 and axis1 exchanged."""
+    x = _t(input)
+    r = x.ndim
+    if not isinstance(r, int):
+        raise TypeError("swapaxes needs a tensor of known rank")
+    a, b = _axis_of(axis0, r, "swapaxes' axis0"), _axis_of(axis1, r, "swapaxes' axis1")
+    perm = list(range(r))
+    perm[a], perm[b] = perm[b], perm[a]
+    return transpose(x, tuple(perm))
+
+
+swapdims = swapaxes
+
+
+def unstack(input_x, axis=0):
+    """The slices of input_x along axis, as a tuple."""
+    x = _t(input_x)
+    return tuple(squeeze(p, axis) for p in split(x, 1, axis))
+
+
+def unbind(input, dim=0):
+    return unstack(input, dim)
+
+
+def narrow(input, axis, start, length):
+    """input[..., start:start + length, ...] along axis."""
+    x = _t(input)
+    axis, n = _dim_size(x, _int(axis, "narrow's axis"), "narrow")
+    start, length = _int(start, "narrow's start"), _int(length, "narrow's length")
+    if start < 0:
+        start += n
+    if not 0 <= start <= n or length < 0 or start + length > n:
+        raise ValueError(f"narrow: start {start} and length {length} do not fit axis {axis} "
+                         f"of size {n}")
+    return getitem(x, (builtins.slice(None),) * axis + (builtins.slice(start, start + length),))
+
+
+def strided_slice(input_x, begin, end, strides, begin_mask=0, end_mask=0, ellipsis_mask=0,
+                  new_axis_mask=0, shrink_axis_mask=0):
+    """input_x[begin:end:strides] per dim, with MindSpore's (TensorFlow's) bit masks: bit i
+    of begin_mask/end_mask ignores begin[i]/end[i], of ellipsis_mask makes entry i a '...',
+    of new_axis_mask a new axis, of shrink_axis_mask an integer index begin[i]."""
+    begin = _int_tuple(begin, "strided_slice's begin")
+    end = _int_tuple(end, "strided_slice's end")
+    strides = _int_tuple(strides, "strided_slice's strides")
+    if not len(begin) == len(end) == len(strides):
+        raise ValueError("strided_slice: begin, end and strides must have the same length")
+    masks = [_int(m, "strided_slice's masks") for m in
+             (begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)]
+    if builtins.any(s == 0 for s in strides):
+        raise ValueError("strided_slice: strides cannot be zero")
+    key = []
+    for i, (b, e, s) in enumerate(zip(begin, end, strides)):
+        bit = 1 << i
+        if masks[2] & bit:
+            key.append(Ellipsis)
+        elif masks[3] & bit:
+            key.append(None)
+        elif masks[4] & bit:
+            key.append(b)
+        else:
+            key.append(builtins.slice(None if masks[0] & bit else b,
+                                      None if masks[1] & bit else e, s))
+    return getitem(_t(input_x), tuple(key))
+
+
+def index_select(input, axis, index):
+    """The slices of input along axis at the positions in the 1-D integer tensor index."""
+    idx = _t(index)
+    if idx.ndim != 1:
+        raise ValueError(f"index_select: index must be 1-D, got rank {idx.ndim}")
+    return gather(input, idx, _int(axis, "index_select's axis"))
+
+
+def hstack(tensors):
+    """Join along axis 1 (axis 0 for 1-D tensors)."""
+    ts = [_t(t) for t in tensors]
+    return concat(ts, 0 if ts and ts[0].ndim == 1 else 1)
+
+
+# -- masks and matrices -----------------------------------------------------------------
+def _triangle(input, diagonal, lower, what):
+    x = _t(input)
+    shape = x.shape
+    if not isinstance(shape, tuple) or len(shape) < 2 or not builtins.all(
+            isinstance(d, int) for d in shape[-2:]):
+        raise TypeError(f"{what} needs a tensor of rank 2 or more whose last two dims are "
+                        f"known while the graph is built")
+    k = _int(diagonal, f"{what}'s diagonal")
+    n, m = shape[-2:]
+    keep = np.tril(np.ones((n, m), bool), k) if lower else np.triu(np.ones((n, m), bool), k)
+    return where(Tensor._wrap(keep), x, zeros_like(x))
+
+
+def tril(input, diagonal=0):
+    """input with the elements above the diagonal-th diagonal set to zero."""
+    return _triangle(input, diagonal, True, "tril")
+
+
+def triu(input, diagonal=0):
+    """input with the elements below the diagonal-th diagonal set to zero."""
+    return _triangle(input, diagonal, False, "triu")
+
+
+def eye(n, m=None, dtype=None):
+    """The n x m identity matrix (float32 unless dtype is given)."""
+    n = _int(n, "eye's n")
+    m = n if m is None else _int(m, "eye's m")
+    d = dt.float32 if dtype is None else dt.as_dtype(dtype)
+    return cast(Tensor._wrap(np.eye(n, m, dtype=np.float32)), d)
+
+
+# -- statistics and norms --------------------------------------------------------------
+def _float(x):
+    return x if x.dtype.is_floating else cast(x, dt.float32)
+
+
+# -- repeating elements --------------------------------------------------------------------
+def repeat_elements_of(input, repeats, axis=None):
+    """Each element repeated `repeats` times along axis (of the flattened tensor if axis is
+    None), as numpy.repeat with an int: Tensor.repeat and ops.repeat_interleave."""
+    x = _t(input)
+    if isinstance(repeats, (tuple, list)) and len(repeats) == 1:
+        repeats = repeats[0]
+    if isinstance(repeats, TensorLike) or not isinstance(repeats, int) or \
+            isinstance(repeats, bool):
+        raise TypeError(f"repeat: repeats must be a Python int (one count for every "
+                        f"element), got {repeats!r}")
+    if repeats < 0:
+        raise ValueError(f"repeat: repeats must be non-negative, got {repeats}")
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    axis, n = _dim_size(x, _int(axis, "repeat's axis"), "repeat")
+    shape = _known_shape(x, "repeat")
+    y = broadcast_to(expand_dims(x, axis + 1),
+                     shape[:axis + 1] + (repeats,) + shape[axis + 1:])
+    return reshape(y, shape[:axis] + (n * repeats,) + shape[axis + 1:])
+
+
+def repeat_interleave(input, repeats, axis=None):
+    """ops.repeat_interleave: see repeat_elements_of."""
+    return repeat_elements_of(input, repeats, axis)
+
+
+def where(condition, input, other):
+    """input where condition else other (broadcasting all three); input and other are
+    promoted together as a binary operator would."""
+    c = _t(condition)
+    if not c.dtype.is_bool:
+        c = cast(c, dt.bool_)
+    both_weak = is_weak(input) and is_weak(other)
+    x, y = _pair(input, other)
+    out = apply("Select", c, x, y)
+    if both_weak and isinstance(out, SymbolicTensor):
+        out.weak = True       # a choice between Python numbers is a Python number
+    return out
+
+
+def select(cond, x, y):
+    return where(cond, x, y)
+
+
+def masked_fill(input_x, mask, value):
+    """input_x with value wherever mask is true; value takes input_x's dtype."""
+    x = _t(input_x)
+    v = to_tensor(value, x.dtype)
+    return where(mask, v, x)
+
+
+def cast(input, dtype):
+    return apply("Cast", _t(input), dtype=dt.as_dtype(dtype))
+
+
+# -- reductions ----------------------------------------------------------------------------
+def _axis(axis, what="axis"):
+    if axis is None or axis == () or axis == []:
+        return None
+    if isinstance(axis, TensorLike):
+        raise TypeError(f"the {what} of a reduction must be a Python int or tuple of ints, "
+                        f"not a tensor")
+    if isinstance(axis, list):
+        return tuple(axis)
+    return axis
+
+
+def scalar_to_tensor(input_x, dtype=dt.float32):
+    """A 0-d tensor of `dtype` holding a number (a Python number or one-element tensor)."""
+    d = dt.as_dtype(dtype)
+    if isinstance(input_x, TensorLike):
+        out = apply("Cast", input_x, dtype=d)
+        if getattr(out, "weak", False):
+            out.weak = False
+        return out
+    if not isinstance(input_x, (bool, int, float, np.number, np.bool_)):
+        raise TypeError(f"scalar_to_tensor needs a number, got {type(input_x).__name__}")
+    return Tensor._wrap(np.asarray(input_x, dtype=d.np))
+
+
+def tuple_to_array(input_x):
+    """A 1-D tensor of a tuple of numbers (ints give int64, floats float32)."""
+    if not isinstance(input_x, (tuple, list)) or not input_x:
+        raise TypeError("tuple_to_array needs a non-empty tuple of numbers")
+    tape = current_tape()
+    if any(isinstance(v, SymbolicTensor) or (tape is not None and tape.tracks(v))
+           for v in input_x):
+        return stack([to_tensor(v) for v in input_x])
+    return Tensor(tuple(input_x))
+
+
+def one_hot(indices, depth, on_value=1, off_value=0, axis=-1):
+    """on_value where the new axis (at `axis`) equals the index, off_value elsewhere. The
+    dtype is on_value's if it is a tensor, else float32."""
+    if isinstance(depth, TensorLike):
+        raise TypeError("one_hot's depth must be a Python int known while the graph is built")
+    out = on_value.dtype if isinstance(on_value, TensorLike) else dt.float32
+    for v in (on_value, off_value):
+        if isinstance(v, TensorLike) and v.shape not in ((), (1,)):
+            raise ValueError("one_hot's on_value and off_value must be scalars")
+    on = on_value.asnumpy().reshape(()).item() if isinstance(on_value, TensorLike) else on_value
+    off = off_value.asnumpy().reshape(()).item() if isinstance(off_value, TensorLike) \
+        else off_value
+    return apply("OneHot", _t(indices), depth=depth, on_value=on, off_value=off, axis=axis,
+                 dtype=out)
+
+
+def _int_arg(v, what):
+    if isinstance(v, TensorLike) or not isinstance(v, int) or isinstance(v, bool):
+        raise TypeError(f"{what} must be a Python int known while the graph is built, got "
+                        f"{v!r}")
+    return v
+
+
+def topk(input, k, dim=None, largest=True, sorted=True):
+    """(values, indices) of the k largest (smallest if not largest) elements along dim
+    (the last one if None), largest first. An unsorted result comes sorted too."""
+    return apply("TopK", to_tensor(input), k=_int_arg(k, "topk's k"),
+                 axis=-1 if dim is None else _int_arg(dim, "topk's dim"), largest=bool(largest),
+                 sorted=bool(sorted))
+
+
+def sort(input_x, axis=-1, descending=False):
+    """(values, indices): input_x sorted along axis, and where each value came from."""
+    return apply("Sort", to_tensor(input_x), axis=_int_arg(axis, "sort's axis"),
+                 descending=bool(descending))
+
+
+def unique(input):
+    """(y, idx): the distinct elements of input (flattened) in order of first occurrence,
+    and for each element of input the index of its value in y. y's length is known only
+    when the program runs."""
+    return apply("Unique", to_tensor(input))
+
+
+def gather_elements(input, dim, index):
+    """out[i][j][k] = input[index[i][j][k]][j][k] for dim 0 (likewise for other dims):
+    the elements of input picked along dim by index, in index's shape."""
+    return apply("GatherD", to_tensor(input), to_tensor(index),
+                 dim=_int_arg(dim, "gather_elements' dim"))

@@ -1,17 +1,15 @@
-"""Random tensors with MindSpore 2.x names and signatures: standard_normal, randn, rand,
-randn_like, rand_like, uniform, normal, randint. Each draw is a random op (an effect): in
-a graph it is drawn when the graph runs, from the same generators as eager mode, so
-`ms.set_seed(n)` gives the same numbers in both modes."""
+"""MindSpore's `mindspore.ops.function.random_func`: random tensors (standard_normal, randn,
+rand, uniform, normal, randint, ...)."""
 from __future__ import annotations
 
-from ..ir import dtypes as dt
-from ..common.tensor import TensorLike, current_recorder
-from ._dispatch import apply, to_tensor
-from .array_ops import _int_tuple
-from . import math_ops as M
+from . import math_func as M
+from .._dispatch import apply, to_tensor
+from .._utils import _int_tuple
+from ...ir import dtypes as dt
+from ...common.tensor import current_recorder, TensorLike
 
-__all__ = ["standard_normal", "randn", "rand", "randn_like", "rand_like", "uniform",
-           "normal", "randint"]
+__all__ = ["standard_normal", "randn", "rand", "randn_like", "rand_like", "uniform", "normal",
+           "randint"]
 
 
 def _seed(seed):

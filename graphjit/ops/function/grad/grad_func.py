@@ -1,38 +1,19 @@
-"""Gradient functions, MindSpore 2.x: `grad`, `value_and_grad` and `GradOperation`.
-
-    grad_fn = ms.grad(net, grad_position=0, weights=net.trainable_params())
-    dx, dweights = grad_fn(x, y)
-
-A GradFunction runs in the current mode, as a Cell does: in PYNATIVE_MODE the
-function runs eagerly while a tape records its operators and the registry's
-gradient rules run over the tape backwards (graphjit.autodiff.tape); in GRAPH_MODE
-the function is built into a graph, differentiated by the graph transform and
-compiled once per input signature (graphjit.jit.grad, reached through
-context.compiler.call_grad); inside a `construct` being compiled, calling one builds the
-gradient graph inline. Both modes give the same gradients.
-
-Return conventions (MindSpore's): one position gives one tensor and a tuple of
-positions a tuple; weights given as one Parameter give one tensor and as a list a
-tuple; both give (inputs' gradients, weights' gradients). An argument that is a
-tuple or list of tensors gets a tuple or list of gradients. With has_aux, `fn`
-returns (out, *aux): only `out` is differentiated and the gradient function returns
-(gradients, aux) with aux a tuple; value_and_grad returns (fn's output, gradients).
-Integer and bool inputs get zeros of their dtype.
-"""
+"""MindSpore's `mindspore.ops.function.grad.grad_func`: grad, value_and_grad and
+stop_gradient, in both modes."""
 from __future__ import annotations
 
+import numpy as np
 from typing import Any, List, Optional, Tuple
 
-import numpy as np
+from ..._dispatch import apply
+from ....context import compiler, get_context, GRAPH_MODE
+from ....tracebacks import user_facing
+from ....autodiff.tape import Tape
+from ....common.parameter import Parameter
+from ....common.tensor import SymbolicTensor, Tensor, TensorLike
 
-from ..autodiff.tape import Tape
-from ..context import GRAPH_MODE, compiler, get_context
-from ..common.parameter import Parameter
-from ..common.tensor import SymbolicTensor, Tensor, TensorLike
-from ..tracebacks import user_facing
-
-__all__ = ["GradFunction", "grad", "value_and_grad", "GradOperation", "tensor_leaves",
-           "map_leaves"]
+__all__ = ["GradFunction", "grad", "value_and_grad", "tensor_leaves", "map_leaves",
+           "stop_gradient"]
 
 
 def tensor_leaves(x) -> List[Any]:
@@ -287,63 +268,11 @@ def _make(fn, grad_position, weights, has_aux, return_ids, get_value):
                         single_position=single_p, single_weight=single_w)
 
 
-class GradOperation:
-    """MindSpore's higher-order function: GradOperation(get_all, get_by_list,
-    sens_param)(net[, weights]) is the gradient function of net: the gradient of the
-    first input (get_all: a tuple for every input), of the weights (get_by_list: a
-    tuple), or both ((inputs' gradients), (weights' gradients))."""
-
-    def __init__(self, get_all=False, get_by_list=False, sens_param=False):
-        for name, v in (("get_all", get_all), ("get_by_list", get_by_list),
-                        ("sens_param", sens_param)):
-            if not isinstance(v, bool):
-                raise TypeError(f"For 'GradOperation', the '{name}' should be bool, but got "
-                                f"{type(v).__name__}")
-        self.get_all = get_all
-        self.get_by_list = get_by_list
-        self.sens_param = sens_param
-        self._made = {}
-
-    def __call__(self, fn, weights=None):
-        ws = None
-        if self.get_by_list:
-            if weights is None:
-                raise TypeError("GradOperation(get_by_list=True) needs the weights: "
-                                "grad_op(net, weights)")
-            ws, _ = _weights(weights)
-        key = (id(fn), None if ws is None else tuple(id(w) for w in ws))
-        hit = self._made.get(key)
-        if hit is not None and hit.fn is fn:
-            return hit
-        if self.get_all:
-            gf = _AllInputs(fn, None, ws, sens_param=self.sens_param)
-        elif self.get_by_list:
-            gf = GradFunction(fn, None, ws, sens_param=self.sens_param)
-        else:
-            gf = GradFunction(fn, (0,), None, sens_param=self.sens_param,
-                              single_position=True)
-        if self.get_by_list and self.get_all:
-            gf.weights = ws
-        self._made[key] = gf
-        return gf
-
-
-    def __repr__(self):
-        return (f"GradOperation(get_all={self.get_all}, get_by_list={self.get_by_list}, "
-                f"sens_param={self.sens_param})")
-
-
-class _AllInputs(GradFunction):
-    """GradOperation(get_all=True): every positional input, known when called."""
-
-    def bind_positions(self, args, kwargs=None):
-        n = len(args) - (1 if self.sens_param and "sens" not in (kwargs or {}) else 0)
-        bound = self.__dict__.setdefault("_bound", {})
-        gf = bound.get(n)
-        if gf is None:
-            gf = bound[n] = GradFunction(self.fn, tuple(range(n)), self.weights,
-                                         sens_param=self.sens_param)
-        return gf
-
-    def __call__(self, *args, **kwargs):
-        return self.bind_positions(args, kwargs)(*args, **kwargs)
+def stop_gradient(input):
+    """The input itself, through which no gradient flows (tuples and lists: each
+    tensor in them)."""
+    if isinstance(input, (tuple, list)):
+        return type(input)(stop_gradient(x) for x in input)
+    if not isinstance(input, TensorLike):
+        return input
+    return apply("StopGradient", input)

@@ -1,0 +1,14 @@
+"""MindSpore's `mindspore.ops.composite` (often imported as C): GradOperation (base.py), mm
+(math_ops.py), and grad and value_and_grad (of ops/function/grad/grad_func.py).
+
+    from mindspore.ops import composite as C
+    grad = C.GradOperation(get_by_list=True)     # in __init__
+    grad(net, weights)(x)                        # gradients of the weights
+"""
+from __future__ import annotations
+
+from .base import GradOperation
+from .math_ops import mm
+from ..function.grad.grad_func import grad, value_and_grad
+
+__all__ = ["GradOperation", "grad", "value_and_grad", "mm"]

@@ -1,0 +1,41 @@
+"""MindSpore's `mindspore.ops.operations.other_ops`: StopGradient, Depend, Identity,
+MakeTuple, TupleGetItem and Assign."""
+from __future__ import annotations
+
+from ..functional import identity, make_tuple, tuple_getitem
+from ..primitive import Primitive
+from ..function.other_func import depend
+from ..function.parameter_func import assign
+from ..function.grad.grad_func import stop_gradient
+
+__all__ = ["StopGradient", "Depend", "Identity", "MakeTuple", "TupleGetItem", "Assign"]
+
+
+class StopGradient(Primitive):
+    def __call__(self, x):
+        return stop_gradient(x)
+
+
+class Depend(Primitive):
+    def __call__(self, value, expr):
+        return depend(value, expr)
+
+
+class Identity(Primitive):
+    def __call__(self, x):
+        return identity(x)
+
+
+class MakeTuple(Primitive):
+    def __call__(self, *inputs):
+        return make_tuple(*inputs)
+
+
+class TupleGetItem(Primitive):
+    def __call__(self, x, index):
+        return tuple_getitem(x, index)
+
+
+class Assign(Primitive):
+    def __call__(self, variable, value):
+        return assign(variable, value)
