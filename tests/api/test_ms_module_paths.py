@@ -85,7 +85,7 @@ MODULES = {
     "ops.composite.math_ops": "mm",
     "ops.functional": ("shape cast assign depend identity dtype make_tuple tuple_getitem "
                        "tensor_scatter_update"),
-    "ops.operations.array_ops": ("ZerosLike OnesLike Flatten TensorShape Shape Rank Size Tile "
+    "ops.operations.array_ops": ("ZerosLike OnesLike TensorShape Shape Rank Size Tile "
                                  "Reshape Transpose ExpandDims Cast Argmax Argmin "
                                  "ArgMaxWithValue ArgMinWithValue Squeeze Concat Stack Unstack "
                                  "Split Select Zeros Ones Fill Gather BroadcastTo StridedSlice "
@@ -101,7 +101,8 @@ MODULES = {
                                 "BitwiseOr BitwiseXor ReduceSum ReduceMean ReduceMax ReduceMin "
                                 "ReduceProd ReduceAll ReduceAny CumSum CumProd MatMul "
                                 "BatchMatMul AddN Einsum AssignAdd AssignSub"),
-    "ops.operations.nn_ops": ("Tanh Sigmoid ReLU ReLU6 Softplus GeLU Conv2D MaxPool AvgPool "
+    "ops.operations.nn_ops": ("Flatten Tanh Sigmoid ReLU ReLU6 Softplus GeLU Conv2D MaxPool "
+                              "AvgPool "
                               "BatchNorm LayerNorm Dropout KLDivLoss Softmax LogSoftmax Elu "
                               "OneHot BiasAdd L2Normalize ApplyGradientDescent ApplyMomentum "
                               "ApplyAdagrad Adam SGD"),

@@ -13,7 +13,7 @@ from ...ir import dtypes as dt
 from ..function.array_func import gather, scalar_to_tensor, tuple_to_array
 from ...common.tensor import Tensor
 
-__all__ = ["ZerosLike", "OnesLike", "Flatten", "TensorShape", "Shape", "Rank", "Size", "Tile",
+__all__ = ["ZerosLike", "OnesLike", "TensorShape", "Shape", "Rank", "Size", "Tile",
            "Reshape", "Transpose", "ExpandDims", "Cast", "Argmax", "Argmin", "ArgMaxWithValue",
            "ArgMinWithValue", "Squeeze", "Concat", "Stack", "Unstack", "Split", "Select", "Zeros",
            "Ones", "Fill", "Gather", "BroadcastTo", "StridedSlice", "Slice", "MaskedFill", "Eye",
@@ -24,12 +24,12 @@ __all__ = ["ZerosLike", "OnesLike", "Flatten", "TensorShape", "Shape", "Rank", "
 
 # Primitives without arguments: class name, the function it applies.
 _UNARY = {
-    "ZerosLike": F.zeros_like, "OnesLike": F.ones_like, "Flatten": F.flatten, "TensorShape":
-    F.tensor_shape, "Shape": F.shape, "Rank": F.rank, "Size": F.size,
+    "ZerosLike": F.zeros_like, "OnesLike": F.ones_like, "TensorShape": F.tensor_shape,
+    "Shape": F.shape, "Rank": F.rank, "Size": F.size,
 }
 _BINARY = {
-    "Tile": F.tile, "Reshape": F.reshape, "Transpose": F.transpose, "ExpandDims":
-    F.expand_dims, "Cast": F.cast,
+    "Tile": F.tile, "Reshape": F.reshape, "Transpose": F.transpose,
+    "ExpandDims": F.expand_dims, "Cast": F.cast,
 }
 for _n, _f in _UNARY.items():
     _prim(_n, _f, 1, globals())

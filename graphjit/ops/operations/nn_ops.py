@@ -8,16 +8,16 @@ from ..primitive import Primitive, _prim
 from ..function import layer_func as L
 from ..function.parameter_func import _like, _param
 
-__all__ = ["Tanh", "Sigmoid", "ReLU", "ReLU6", "Softplus", "GeLU", "Conv2D", "MaxPool", "AvgPool",
-           "BatchNorm", "LayerNorm", "Dropout", "KLDivLoss", "Softmax", "LogSoftmax", "Elu",
-           "OneHot", "BiasAdd", "L2Normalize", "ApplyGradientDescent", "ApplyMomentum",
+__all__ = ["Tanh", "Sigmoid", "ReLU", "ReLU6", "Softplus", "GeLU", "Flatten", "Conv2D", "MaxPool",
+           "AvgPool", "BatchNorm", "LayerNorm", "Dropout", "KLDivLoss", "Softmax", "LogSoftmax",
+           "Elu", "OneHot", "BiasAdd", "L2Normalize", "ApplyGradientDescent", "ApplyMomentum",
            "ApplyAdagrad", "Adam", "SGD"]
 
 
 # Primitives without arguments: class name, the function it applies.
 _UNARY = {
-    "Tanh": F.tanh, "Sigmoid": F.sigmoid, "ReLU": F.relu, "ReLU6": F.relu6, "Softplus":
-    F.softplus, "GeLU": F.gelu,
+    "Tanh": F.tanh, "Sigmoid": F.sigmoid, "ReLU": F.relu, "ReLU6": F.relu6,
+    "Softplus": F.softplus, "GeLU": F.gelu, "Flatten": F.flatten,
 }
 for _n, _f in _UNARY.items():
     _prim(_n, _f, 1, globals())
