@@ -1,10 +1,11 @@
 """Which values take part in a gradient: activity analysis, through If and Loop.
 
-A value is *varied* when it is floating point and depends on a source through ops
+A value is *varied* when it is not bool and depends on a source through ops
 that carry gradients; it is *useful* when it is varied and a differentiated result
 depends on it. Only nodes with a useful output get a backward step, so an op
 without a gradient is an error only where a gradient would flow through it, and
-integer, bool and shape computations (conditions, counters, flags) never need one.
+bool and shape computations (conditions, flags) never need one. Integer values are
+varied like real ones: MindSpore differentiates them through the same rules.
 Through a Loop both are fixed points over the back edges (a carried value is varied
 when its first value or its next value is).
 """
@@ -19,7 +20,7 @@ __all__ = ["Activity", "loop_roles"]
 
 
 def _float(v: Value) -> bool:
-    return v.type.dtype.is_floating
+    return v.type.dtype.is_differentiable
 
 
 def loop_roles(node: Node):

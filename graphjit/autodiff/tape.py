@@ -118,7 +118,7 @@ class Tape:
 
     def record(self, op: str, attrs, inputs: Sequence, arrays: Sequence, outputs: Sequence):
         """Called by every eager op (after it ran): keep it if a tracked tensor went in
-        and a floating-point tensor came out."""
+        and a tensor that is not bool came out."""
         slot_of = self.slot_of
         in_slots = [slot_of.get(id(x)) for x in inputs]
         if all(s is None for s in in_slots):
@@ -126,7 +126,7 @@ class Tape:
         opdef = get_op(op)
         if opdef.grad is NOT_DIFFERENTIABLE:
             return
-        out_slots = [self._new_slot(o) if o.dtype.is_floating else None for o in outputs]
+        out_slots = [self._new_slot(o) if o.dtype.is_differentiable else None for o in outputs]
         if all(s is None for s in out_slots):
             return
         loc = _user_loc() if opdef.grad is None else None

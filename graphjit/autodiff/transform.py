@@ -10,8 +10,9 @@
 
 The result is an ordinary graph: it prints, verifies, runs on the backend and
 exports like any other. Sources may be parameters (by index) or any value of the
-graph (a Const a Parameter was baked into, say); an integer or bool source gets
-zeros of its dtype. Every op on the way declares its gradient in the registry
+graph (a Const a Parameter was baked into, say). Integer values are differentiated
+like real ones, in their own dtype (MindSpore's convention); a bool source gets
+zeros. Every op on the way declares its gradient in the registry
 (graphjit.ir.grad); one that does not is a MissingGradientError at its line.
 """
 from __future__ import annotations
@@ -49,8 +50,8 @@ def grad_graph(graph: Graph, wrt: Sequence[Union[int, Value]],
     Args:
         graph: the forward graph (left unchanged).
         wrt: the sources: parameter indices or values of `graph`.
-        outputs: indices of the results to differentiate (default: every floating-
-            point result); the gradient is that of their sum weighted by `sens`.
+        outputs: indices of the results to differentiate (default: every result
+            that is not bool); the gradient is that of their sum weighted by `sens`.
         sens: "ones" (each differentiated result weighted by ones, MindSpore's default
             sensitivity) or "param" (one extra parameter per differentiated result,
             after graph's parameters, holding its weight: sens_param=True).
@@ -73,8 +74,8 @@ def grad_graph(graph: Graph, wrt: Sequence[Union[int, Value]],
         else:
             sources.append(graph.params[w])
     if outputs is None:
-        outputs = [i for i, r in enumerate(graph.results) if r.type.dtype.is_floating]
-    outputs = [i for i in outputs if graph.results[i].type.dtype.is_floating]
+        outputs = [i for i, r in enumerate(graph.results) if r.type.dtype.is_differentiable]
+    outputs = [i for i in outputs if graph.results[i].type.dtype.is_differentiable]
     if sens not in ("ones", "param"):
         raise ValueError(f"grad_graph: sens must be 'ones' or 'param', got {sens!r}")
     act = Activity()

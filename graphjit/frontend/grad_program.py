@@ -149,7 +149,7 @@ def build_grad_program(compiler: Compiler, build, gf: GradFunction, args, kwargs
     offsets = np.cumsum([0] + counts)
     wrt = [j for p in gf.positions or () for j in range(offsets[p], offsets[p + 1])]
     wrt += w_params
-    outputs = [i for i in range(n_diff) if graph.results[i].type.dtype.is_floating]
+    outputs = [i for i in range(n_diff) if graph.results[i].type.dtype.is_differentiable]
     sens_at = []
     if gf.sens_param:
         if len(sens_types) != n_diff:

@@ -32,6 +32,13 @@ class DType:
     def is_bool(self) -> bool:
         return self.kind == "b"
 
+    @property
+    def is_differentiable(self) -> bool:
+        """Whether gradients flow through values of this dtype: MindSpore differentiates
+        integer tensors like real numbers (the gradient in their own dtype); bool ones
+        carry none."""
+        return self.kind != "b"
+
     def __repr__(self) -> str:
         return f"graphjit.{self.name}"
 

@@ -19,7 +19,8 @@ A rule is `rule(b, n) -> [adjoint of each input, or None for a zero adjoint]`:
 
 n.like(g, i) makes an adjoint fit input i: summed over the dims broadcasting added
 (numpy's rules, unknown dims decided when the graph runs), cast to the input's
-dtype, and None for an integer or bool input (those get zero gradients).
+dtype (an integer input gets its gradient truncated toward zero, as in MindSpore),
+and None for a bool input (those get zero gradients).
 """
 from __future__ import annotations
 
@@ -145,12 +146,12 @@ class GradNode:
 
     # -- shaping adjoints to inputs --------------------------------------------------------
     def differentiable(self, i: int) -> bool:
-        """Whether input i wants an adjoint: floating point, and depending on a source."""
-        return self.needed[i] and self.in_types[i].dtype.is_floating
+        """Whether input i wants an adjoint: not bool, and depending on a source."""
+        return self.needed[i] and self.in_types[i].dtype.is_differentiable
 
     def like(self, g, i: int):
         """g as the adjoint of input i: broadcasting undone, the input's dtype; None for
-        an integer or bool input."""
+        a bool input."""
         if g is None or not self.differentiable(i):
             return None
         b, t = self.b, self.in_types[i]

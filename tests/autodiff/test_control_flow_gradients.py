@@ -94,7 +94,7 @@ def check_fuzz2(seed, tmp):
             g = assert_grads_agree(fn, args, (0, 1, 2, 3), rtol=1e-4, atol=1e-5)
         except AssertionError as e:
             raise AssertionError(f"{e}\n{src}") from None
-        assert not g[2].any() and not g[3].any()
+        assert g[2].dtype == np.int32 and not g[3].any()   # int: MindSpore's rules; bool: none
 
 
 @settings(max_examples=15, derandomize=True, deadline=None,

@@ -1,5 +1,7 @@
 """MindSpore's `mindspore.ops.function.grad.grad_func`: grad, value_and_grad and
-stop_gradient, in both modes."""
+stop_gradient, in both modes. Integer inputs are differentiated like real ones through
+the same rules, the gradient in their dtype (MindSpore's convention); bool inputs get
+zeros."""
 from __future__ import annotations
 
 import numpy as np
@@ -177,7 +179,7 @@ def _has_graph_value(items) -> bool:
 
 
 def _seeds(diff, sens):
-    """(tensor, seed array) for each floating-point output tensor."""
+    """(tensor, seed array) for each output tensor that is not bool."""
     outs = tensor_leaves(diff)
     if sens is None:
         weights = [None] * len(outs)
@@ -188,7 +190,7 @@ def _seeds(diff, sens):
                              f"the function returns {len(outs)}")
     seeds = []
     for t, w in zip(outs, weights):
-        if not isinstance(t, Tensor) or not t.dtype.is_floating:
+        if not isinstance(t, Tensor) or not t.dtype.is_differentiable:
             continue
         if w is None:
             seeds.append((t, np.ones_like(t._data)))
