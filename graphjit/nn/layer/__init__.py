@@ -18,7 +18,7 @@ __all__ = ["CellList", "SequentialCell", "ReLU", "ReLU6", "Sigmoid", "Tanh", "Si
            "HSigmoid", "Mish", "LogSigmoid", "Softsign", "SeLU", "CELU", "Hardtanh", "PReLU",
            "Flatten", "Identity", "Dropout", "Dense", "Pad", "Upsample", "Conv2d", "Conv1d",
            "Conv1dTranspose", "Conv2dTranspose", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
-           "AdaptiveMaxPool2d", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm",
+           "AdaptiveMaxPool2d", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm", "GroupNorm",
            "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "Embedding", "ZeroPad2d",
            "ConstantPad2d", "RNNCell", "GRUCell", "LSTMCell", "RNN", "GRU", "LSTM",
            "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",

@@ -9,7 +9,7 @@ from ...ir.dtypes import float32
 from ..cell import Cell
 from ...common.parameter import Parameter
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "InstanceNorm1d",
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm", "GroupNorm", "InstanceNorm1d",
            "InstanceNorm2d", "InstanceNorm3d"]
 
 
@@ -18,7 +18,8 @@ class _BatchNorm(Cell):
     """Batch normalization over axis 1. Inference (set_train(False), the default) uses
     the moving statistics; training (set_train()) uses the batch's mean and biased
     variance and updates the moving ones: moving = moving * momentum + batch * (1 -
-    momentum). use_batch_statistics True or False forces one or the other."""
+    momentum), with the batch's unbiased variance (n / (n - 1)) for moving_variance, as
+    MindSpore. use_batch_statistics True or False forces one or the other."""
 
     _ranks = ()
 
@@ -64,6 +65,12 @@ class BatchNorm2d(_BatchNorm):
     """Batch normalization of (N, C, H, W) over axis 1; see _BatchNorm."""
 
     _ranks = (4,)
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalization of (N, C, D, H, W) over axis 1; see _BatchNorm."""
+
+    _ranks = (5,)
 
 
 class LayerNorm(Cell):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numbers
 
 from ... import ops
+from ...ops.function.grad.grad_func import GradFunction
 from ..cell import Cell
 from ..layer.basic import Identity
 
@@ -48,7 +49,11 @@ class TrainOneStepCell(Cell):
     """One training step: the loss of `network` (a network with its loss) on the
     inputs, its gradients with respect to the optimizer's Parameters (scaled by
     `sens`), and the optimizer's update; returns the loss (and the gradients with
-    return_grad)."""
+    return_grad).
+
+    The loss and the gradients come from one run of the network (value_and_grad), so
+    the state it updates (BatchNorm's moving statistics) is updated once per step, as
+    in MindSpore; a sens other than 1 scales the gradients of a sensitivity of ones."""
 
     def __init__(self, network, optimizer, sens=None, return_grad=False):
         super().__init__(auto_prefix=False)
@@ -62,6 +67,7 @@ class TrainOneStepCell(Cell):
         self.optimizer = optimizer
         self.weights = self.optimizer.parameters
         self.grad = ops.GradOperation(get_by_list=True, sens_param=True)
+        self.value_and_grad = GradFunction(network, None, self.weights, get_value=True)
         sens = 1.0 if sens is None else sens
         if isinstance(sens, bool) or not isinstance(sens, numbers.Real):
             raise TypeError(f"TrainOneStepCell: sens must be a number, got {sens!r}")
@@ -70,11 +76,15 @@ class TrainOneStepCell(Cell):
         self.grad_reducer = Identity()
 
     def construct(self, *inputs):
-        loss = self.network(*inputs)
-        sens = ops.fill(loss.dtype, loss.shape, self.sens)
-        grads = self.grad(self.network, self.weights)(*inputs, sens)
+        loss, grads = self.value_and_grad(*inputs)
+        if self.sens != 1.0:
+            grads = _scale(grads, self.sens)
         grads = self.grad_reducer(grads)
         loss = ops.depend(loss, self.optimizer(grads))
         if self.return_grad:
             return loss, grads
         return loss
+
+
+def _scale(grads, sens):
+    return tuple(g * sens for g in grads)

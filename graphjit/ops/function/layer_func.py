@@ -139,14 +139,29 @@ def avg_pool2d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False,
 def batch_norm(input_x, running_mean, running_var, weight, bias, training=False, momentum=0.1,
                eps=1e-5):
     """(x - mean) / sqrt(var + eps) * weight + bias per channel (axis 1). In training, the
-    batch's mean and (biased) variance, and running_mean and running_var are updated
-    in place: new = (1 - momentum) * running + momentum * batch."""
-    y, mean, var = apply("BatchNorm", _t(input_x), _t(weight), _t(bias), _t(running_mean),
+    batch's mean and biased variance normalize, and running_mean and running_var are
+    updated in place: new = (1 - momentum) * running + momentum * batch, with the
+    batch's unbiased variance (n / (n - 1), n values per channel), as MindSpore."""
+    x = _t(input_x)
+    y, mean, var = apply("BatchNorm", x, _t(weight), _t(bias), _t(running_mean),
                          _t(running_var), is_training=bool(training), epsilon=float(eps))
     if training:
         update_running(running_mean, mean, 1.0 - momentum)
-        update_running(running_var, var, 1.0 - momentum)
+        update_running(running_var, unbiased_variance(x, var), 1.0 - momentum)
     return y
+
+
+def unbiased_variance(x, var):
+    """The biased variance `var` of x's channels (axis 1) made unbiased: var * n / (n - 1)
+    with n values per channel (a tensor when a dim is known only at run time); one
+    value per channel leaves it as it is (0), where n / (n - 1) would divide by zero."""
+    n = x.size
+    c = x.shape[1]
+    if isinstance(n, int) and isinstance(c, int):
+        n = n // c if c else 0
+        return var if n <= 1 else M.mul(var, n / (n - 1))
+    n = M.cast(M.floor_div(n, c), var.dtype)
+    return M.div(M.mul(var, n), M.maximum(M.sub(n, 1), 1))
 
 
 def update_running(stat, batch, keep):

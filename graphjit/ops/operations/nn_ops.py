@@ -86,7 +86,8 @@ class BatchNorm(Primitive):
     """BatchNorm(is_training=False, epsilon=1e-5, momentum=0.1, data_format='NCHW')(x,
     scale, bias, mean, variance) -> (y, batch_mean, batch_variance, reserve_space_1,
     reserve_space_2). In training it normalizes with the batch statistics and updates
-    mean and variance in place: new = (1 - momentum) * old + momentum * batch."""
+    mean and variance in place: new = (1 - momentum) * old + momentum * batch (the
+    batch's unbiased variance for the moving one, as MindSpore)."""
 
     def __init__(self, is_training=False, epsilon=1e-5, momentum=0.1, data_format="NCHW"):
         super().__init__(is_training=is_training, epsilon=epsilon, momentum=momentum,
@@ -100,7 +101,8 @@ class BatchNorm(Primitive):
                         epsilon=float(self.epsilon))
         if self.is_training:
             L.update_running(mean, m, 1.0 - self.momentum)
-            L.update_running(variance, v, 1.0 - self.momentum)
+            L.update_running(variance, L.unbiased_variance(to_tensor(x), v),
+                             1.0 - self.momentum)
         return y, m, v, m, v
 
 
