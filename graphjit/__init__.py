@@ -10,7 +10,7 @@ from .ir.dtypes import (DType, bool_, int8, int16, int32, int64, uint8, float16,
 from .ir.errors import (GraphJitError, ShapeJoinError, TypeJoinError, UnsupportedSyntaxError,
                         UndefinedVariableError, ShapeInferenceError, OpNotFoundError,
                         MissingInferenceError, MissingGradientError, GraphVerificationError,
-                        GraphRuntimeError,
+                        GraphRuntimeError, UnregisteredParameterError,
                         EquivalenceError, ModelFileError)
 from .context import GRAPH_MODE, PYNATIVE_MODE, set_context, get_context
 from .common.tensor import Tensor, TensorSpec

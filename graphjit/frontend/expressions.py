@@ -6,10 +6,12 @@ import ast
 import builtins
 
 from ..ir.errors import (GraphJitError, ShapeInferenceError, UndefinedVariableError,
+                         UnregisteredParameterError,
                          UnsupportedSyntaxError)
 from .. import ops
 from ..nn import Cell, CellList, SequentialCell
-from ..common.parameter import Parameter
+from ..nn.cell import is_registered
+from ..common.parameter import Parameter, ParameterTuple
 from ..common.tensor import Tensor, TensorLike
 from .control_flow import (build_boolop, build_compare, build_ifexp, condition_value,
                            index_dict, index_sequence)
@@ -129,6 +131,17 @@ class ExpressionBuilder:
         self.c.note_attr_state(obj, node.attr, value)
         path = ast.unparse(node)
         path = path[5:] if path.startswith("self.") else path
+        if isinstance(obj, Cell) and not isinstance(value, (Parameter, ParameterTuple)):
+            for i, v in enumerate(value):
+                if isinstance(v, Parameter) and not is_registered(v):
+                    raise UnregisteredParameterError(
+                        f"'{ast.unparse(node)}[{i}]' is a Parameter ('{v.name}') that "
+                        f"{type(obj).__name__} does not register: a {type(value).__name__} "
+                        f"of Parameters is not, so it would be left out of "
+                        f"trainable_params(), optimizers and checkpoints",
+                        loc=self.loc(node), names=(node.attr,),
+                        hint=f"hold them in a ParameterTuple (self.{node.attr} = "
+                             f"ParameterTuple([...])), or set each as an attribute")
         ctx = active()
         if isinstance(value, Parameter):
             ctx.note_ref_name(value, path)

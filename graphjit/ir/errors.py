@@ -13,6 +13,7 @@ __all__ = [
     "UndefinedVariableError", "ShapeInferenceError", "OpNotFoundError",
     "MissingInferenceError", "GraphVerificationError", "GraphRuntimeError",
     "EquivalenceError", "ModelFileError", "MissingGradientError",
+    "UnregisteredParameterError",
 ]
 
 
@@ -109,6 +110,11 @@ class MissingInferenceError(GraphJitError, NotImplementedError):
 
 class MissingGradientError(GraphJitError, NotImplementedError):
     """A gradient was asked through an operator that declares none."""
+
+
+class UnregisteredParameterError(GraphJitError, ValueError):
+    """A graph reads a Parameter that no Cell registers (it would not be trained,
+    saved or loaded)."""
 
 
 class GraphVerificationError(GraphJitError, ValueError):

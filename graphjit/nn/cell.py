@@ -2,15 +2,26 @@
 wrapper of graphjit.nn."""
 from __future__ import annotations
 
+import weakref
 from collections import OrderedDict
 
 from .. import ops
 from ..context import _context, compiler as _compiler, GRAPH_MODE
-from ..common.parameter import Parameter
+from ..common.parameter import Parameter, ParameterTuple
 from ..common.tensor import Tensor
 from ..tracebacks import user_facing as _user_facing
 
-__all__ = ["Cell"]
+__all__ = ["Cell", "is_registered"]
+
+_DEFAULT_NAME = "Parameter"   # MindSpore's name of a Parameter created without one
+# every Parameter some Cell registers, by id (see is_registered)
+_REGISTERED = weakref.WeakValueDictionary()
+
+
+def is_registered(p) -> bool:
+    """Whether some Cell registers Parameter p (so that trainable_params, checkpoints and
+    optimizers see it)."""
+    return _REGISTERED.get(id(p)) is p
 
 
 class Cell:
@@ -22,29 +33,96 @@ class Cell:
 
     def __init__(self, auto_prefix=True, flags=None):
         object.__setattr__(self, "_cells", OrderedDict())
+        # the registered Parameters, by key: the attribute name, or the Parameter's own
+        # name for the items of a ParameterTuple (MindSpore's Cell._params)
+        object.__setattr__(self, "_params", OrderedDict())
+        object.__setattr__(self, "_auto_prefix", bool(auto_prefix))
         object.__setattr__(self, "_compiled", None)
         object.__setattr__(self, "_input_specs", None)
         object.__setattr__(self, "training", False)
 
     def __setattr__(self, name, value):
+        """As MindSpore's Cell.__setattr__: a Parameter is registered under the attribute
+        name (and named after it if it has no name), the items of a ParameterTuple under
+        their own names; a sub-Cell set on a Cell with auto_prefix renames its
+        Parameters `name.<path>` (update_parameters_name)."""
         cells = self.__dict__.get("_cells")
         if cells is None:
-            if isinstance(value, Cell):
-                raise AttributeError(f"assign sub-Cell '{name}' after super().__init__() in "
+            if isinstance(value, (Cell, Parameter, ParameterTuple)):
+                raise AttributeError(f"assign '{name}' after super().__init__() in "
                                      f"{type(self).__name__}.__init__")
             object.__setattr__(self, name, value)
             return
-        if isinstance(value, Cell):
+        params = self._params
+        if isinstance(value, Parameter):
+            cells.pop(name, None)
+            self.insert_param_to_cell(name, value)
+        elif isinstance(value, ParameterTuple):
+            self._register_tuple(name, value)
+        elif isinstance(value, Cell):
+            params.pop(name, None)
+            if self._auto_prefix:
+                value.update_parameters_name(name + ".")
             cells[name] = value
         elif name in cells:
             del cells[name]
-        elif isinstance(value, Tensor) and not isinstance(value, Parameter) and \
-                isinstance(self.__dict__.get(name), Parameter):
-            # a Tensor given to a Parameter attribute updates the Parameter (MindSpore's
-            # set_data), as `self.p = v` in a compiled construct does
-            ops.assign(self.__dict__[name], value)
-            return
+        elif name in params:
+            if isinstance(value, Tensor) and params[name] is not None:
+                # a Tensor given to a Parameter attribute updates the Parameter
+                # (MindSpore's set_data), as `self.p = v` in a compiled construct does
+                ops.assign(params[name], value)
+                return
+            if value is not None:
+                raise TypeError(f"Parameter '{name}' already exists in {type(self).__name__}: "
+                                f"cannot assign a {type(value).__name__} to it")
+            params[name] = None
         object.__setattr__(self, name, value)
+
+    def insert_param_to_cell(self, param_name, param, check_name_contain_dot=True):
+        """Register `param` (a Parameter or None) under `param_name`; a Parameter without
+        a name takes it. MindSpore's insert_param_to_cell."""
+        if not param_name or not isinstance(param_name, str):
+            raise KeyError(f"insert_param_to_cell: the name must be a non-empty str, got "
+                           f"{param_name!r}")
+        if check_name_contain_dot and "." in param_name:
+            raise KeyError(f"insert_param_to_cell: the name {param_name!r} contains '.'")
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"insert_param_to_cell: the param must be a Parameter or None, got "
+                            f"{type(param).__name__}")
+        if isinstance(param, Parameter) and param.name in (None, _DEFAULT_NAME):
+            param.name = param_name
+        self._params[param_name] = param
+        if param is not None:
+            _REGISTERED[id(param)] = param
+        if check_name_contain_dot:
+            object.__setattr__(self, param_name, param)
+
+    def _register_tuple(self, name, value):
+        seen, names = set(), set()
+        for item in value:
+            if id(item) in seen:          # one Parameter twice: registered once
+                continue
+            seen.add(id(item))
+            if item.name in (None, _DEFAULT_NAME):
+                item.name = f"{_DEFAULT_NAME}${len(self._params) + 1}"
+            if item.name in names:
+                raise ValueError(f"the ParameterTuple '{name}' of {type(self).__name__} holds "
+                                 f"two Parameters named '{item.name}': give each a unique "
+                                 f"name")
+            names.add(item.name)
+            self.insert_param_to_cell(item.name, item, check_name_contain_dot=False)
+        object.__setattr__(self, name, value)
+
+    def update_parameters_name(self, prefix="", recurse=True):
+        """Name every Parameter `prefix` + its path in this Cell (MindSpore's
+        update_parameters_name, called when a Cell is set on one with auto_prefix)."""
+        for path, p in self.parameters_and_names(expand=recurse):
+            p.name = prefix + path
+
+    def __delattr__(self, name):
+        self._params.pop(name, None)
+        self._cells.pop(name, None)
+        object.__delattr__(self, name)
 
     def __deepcopy__(self, memo):
         """A copy with its own Parameters (same values) and no compiled graphs (as
@@ -85,21 +163,32 @@ class Cell:
     def name_cells(self):
         return OrderedDict(self._cells)
 
-    def cells_and_names(self, cell_name=""):
-        yield cell_name, self
+    def cells_and_names(self, cells=None, name_prefix=""):
+        """(path, Cell) for this Cell and its sub-Cells, each once (MindSpore's)."""
+        if isinstance(cells, str):          # cells_and_names("prefix")
+            cells, name_prefix = None, cells
+        seen = cells if cells is not None else set()
+        if id(self) in seen:
+            return
+        seen.add(id(self))
+        yield name_prefix, self
         for name, cell in self._cells.items():
-            yield from cell.cells_and_names(f"{cell_name}.{name}" if cell_name else name)
+            if cell is not None:
+                yield from cell.cells_and_names(
+                    seen, f"{name_prefix}.{name}" if name_prefix else name)
 
     def parameters_and_names(self, name_prefix="", expand=True):
-        """(name, Parameter) for the Parameters of this Cell and, if expand, of its
-        sub-Cells: its own first (in the order they were set), each once."""
+        """(path, Parameter) for the registered Parameters of this Cell and, if expand, of
+        its sub-Cells: its own first (in the order they were set), each once. The path
+        is the attribute path (a ParameterTuple's items by their names); Parameter.name
+        is the name checkpoints use (MindSpore's)."""
         seen = set()
-        for prefix, cell in (self.cells_and_names(name_prefix) if expand else
+        for prefix, cell in (self.cells_and_names(name_prefix=name_prefix) if expand else
                              [(name_prefix, self)]):
-            for attr, value in vars(cell).items():
-                if isinstance(value, Parameter) and id(value) not in seen:
+            for key, value in cell._params.items():
+                if value is not None and id(value) not in seen:
                     seen.add(id(value))
-                    yield (f"{prefix}.{attr}" if prefix else attr), value
+                    yield (f"{prefix}.{key}" if prefix else key), value
 
     def get_parameters(self, expand=True):
         """The Parameters of this Cell (and of its sub-Cells if expand)."""
@@ -134,8 +223,18 @@ class Cell:
         setattr(self, child_name, child_cell)
 
     def parameters_dict(self, recurse=True):
-        """OrderedDict name -> Parameter (of the sub-Cells too if recurse)."""
-        return OrderedDict(self.parameters_and_names(expand=recurse))
+        """OrderedDict Parameter.name -> Parameter (of the sub-Cells too if recurse)."""
+        return OrderedDict((p.name, p) for p in self.get_parameters(expand=recurse))
+
+    def check_names(self):
+        """Raise ValueError if two Parameters of this Cell share a name."""
+        names = set()
+        for path, p in self.parameters_and_names():
+            if p.name in names:
+                raise ValueError(f"the Parameter at '{path}' is named '{p.name}', a name "
+                                 f"another Parameter of {type(self).__name__} has: give it "
+                                 f"a unique name")
+            names.add(p.name)
 
     def apply(self, fn):
         """fn(cell) for every sub-Cell (recursively) and then this Cell; returns self."""

@@ -25,7 +25,7 @@ def _path(name):
 
 def _items(save_obj):
     if isinstance(save_obj, Cell):
-        return [(n, p) for n, p in save_obj.parameters_and_names()]
+        return [(p.name, p) for _, p in save_obj.parameters_and_names()]
     if isinstance(save_obj, dict):
         return list(save_obj.items())
     if isinstance(save_obj, (list, tuple)):
@@ -100,7 +100,8 @@ def load_param_into_net(net, parameter_dict, strict_load=False):
         raise TypeError(f"load_param_into_net: parameter_dict must be a dict, got "
                         f"{type(parameter_dict).__name__}")
     used, param_not_load = set(), []
-    for name, p in net.parameters_and_names():
+    for _, p in net.parameters_and_names():
+        name = p.name
         v = parameter_dict.get(name)
         if v is None:
             param_not_load.append(name)

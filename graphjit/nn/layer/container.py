@@ -13,14 +13,18 @@ class CellList(Cell):
     """A list of sub-Cells; iterating it in construct unrolls."""
 
     def __init__(self, args=None, auto_prefix=True):
-        super().__init__()
+        super().__init__(auto_prefix=auto_prefix)
         for c in args or ():
             self.append(c)
 
     def append(self, cell):
         if not isinstance(cell, Cell):
             raise TypeError(f"CellList holds Cells, got {type(cell).__name__}")
-        setattr(self, str(len(self._cells)), cell)
+        prefix = _prefix_of(self)
+        key = str(len(self._cells))
+        setattr(self, key, cell)
+        if prefix and self._auto_prefix:
+            cell.update_parameters_name(f"{prefix}{key}.")
         return self
 
     def extend(self, cells):
@@ -91,11 +95,28 @@ def _reset_cells(container, items):
                 k += 1
             names[i] = f"{i}_{k}"
         taken.add(names[i])
+    prefix = _prefix_of(container)
     for k in list(container._cells):
         container.__dict__.pop(k, None)
     container._cells.clear()
     for name, (_, c) in zip(names, items):
         setattr(container, name, c)
+        if prefix and container._auto_prefix:
+            c.update_parameters_name(f"{prefix}{name}.")
+
+
+def _prefix_of(container) -> str:
+    """The path the container's Parameters were named under ('blocks.' when it is the
+    attribute 'blocks' of a Cell with auto_prefix): the part of the first Parameter's
+    name before its item's key, as MindSpore's _get_prefix_and_index finds it."""
+    for key, cell in container._cells.items():
+        for _, p in cell.parameters_and_names():
+            parts = (p.name or "").split(".")
+            if key in parts:
+                k = parts.index(key)
+                return ".".join(parts[:k]) + "." if k else ""
+            return ""
+    return ""
 
 
 class SequentialCell(Cell):
