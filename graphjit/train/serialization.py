@@ -1,7 +1,9 @@
 """MindSpore's checkpoint functions: save_checkpoint, load_checkpoint and
-load_param_into_net. A checkpoint is a numpy .npz archive (no pickle) of the
-Parameters by their names in the Cell (`fc1.weight`, as parameters_and_names gives
-them), under the file name given (".ckpt" added when it has no suffix, as MindSpore)."""
+load_param_into_net, over MindSpore's own `.ckpt` format (graphjit.train.ckpt_format:
+the protobuf Checkpoint message, read and written by hand), so checkpoints move both
+ways between MindSpore and graphjit. Entries are keyed on Parameter.name (the full cell
+path, `layer1.0.conv1.weight`). Older graphjit checkpoints (a numpy .npz under a .ckpt
+name) are still read; nothing on load executes code (no pickle)."""
 from __future__ import annotations
 
 import os
@@ -9,18 +11,22 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ..nn import Cell
+from ..ir.errors import ModelFileError
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
+from ..nn import Cell
+from .ckpt_format import decode_checkpoint, encode_checkpoint
 
 __all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net"]
+
+_ZIP = b"PK\x03\x04"       # an .npz (graphjit's checkpoints before the .ckpt format)
 
 
 def _path(name):
     name = os.fspath(name)
     if not isinstance(name, str) or not name:
         raise ValueError(f"the checkpoint file name must be a non-empty str, got {name!r}")
-    return name if name.endswith(".ckpt") else name + ".ckpt"
+    return name if name.endswith("ckpt") else name + ".ckpt"
 
 
 def _items(save_obj):
@@ -31,86 +37,180 @@ def _items(save_obj):
     if isinstance(save_obj, (list, tuple)):
         out = []
         for d in save_obj:
+            if isinstance(d, Parameter):              # net.trainable_params()
+                out.append((d.name, d))
+                continue
             if not isinstance(d, dict) or set(d) != {"name", "data"}:
-                raise TypeError("save_checkpoint: a list holds dicts {'name': ..., 'data': "
-                                "...}")
+                raise TypeError("save_checkpoint: a list holds Parameters or dicts "
+                                "{'name': ..., 'data': ...}")
             out.append((d["name"], d["data"]))
         return out
-    raise TypeError(f"save_checkpoint: save_obj must be a Cell, a dict or a list of dicts, "
-                    f"got {type(save_obj).__name__}")
+    raise TypeError(f"save_checkpoint: save_obj must be a Cell, a dict or a list, got "
+                    f"{type(save_obj).__name__}")
 
 
-def _array(name, v):
+def _value(name, v):
+    """The array (or str) saved for v, in MindSpore's dtypes (a Python int is Int64 and a
+    float Float32, as Tensor(v) makes them)."""
     if isinstance(v, (Tensor, Parameter)):
         return np.asarray(v.asnumpy())
-    if isinstance(v, (bool, int, float, np.ndarray, np.number)):
+    if isinstance(v, str):
+        return v
+    if isinstance(v, bool):
+        return np.asarray(v)
+    if isinstance(v, int):
+        return np.asarray(v, np.int64)
+    if isinstance(v, float):
+        return np.asarray(v, np.float32)
+    if isinstance(v, (np.ndarray, np.number, np.bool_)):
         return np.asarray(v)
     raise TypeError(f"save_checkpoint: the value of {name!r} must be a Tensor, a Parameter, "
-                    f"a number or an array, got {type(v).__name__}")
+                    f"a number, a str or an array, got {type(v).__name__}")
 
 
 def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=False,
-                    append_dict=None, **kwargs):
-    """Write the Parameters of a Cell (or the name/data pairs of a dict or a list of
-    {'name', 'data'} dicts), plus append_dict's entries, to ckpt_file_name."""
-    arrays = OrderedDict()
+                    append_dict=None, enc_key=None, enc_mode="AES-GCM", choice_func=None,
+                    crc_check=False, format="ckpt", **kwargs):
+    """Write the Parameters of a Cell (by Parameter.name; or the items of a dict, a list
+    of Parameters or of {'name', 'data'} dicts), plus append_dict's entries, to
+    ckpt_file_name in MindSpore's .ckpt format (".ckpt" added when missing).
+    choice_func(name) keeps the names it returns True for; crc_check appends a CRC."""
+    if format != "ckpt":
+        raise ValueError(f"save_checkpoint: graphjit writes format='ckpt' only, got "
+                         f"{format!r}")
+    if enc_key is not None:
+        raise NotImplementedError("save_checkpoint: encrypted checkpoints (enc_key) are not "
+                                  "supported")
+    items = OrderedDict()
     for name, v in _items(save_obj) + list((append_dict or {}).items()):
         if not isinstance(name, str) or not name:
             raise ValueError(f"save_checkpoint: names must be non-empty strs, got {name!r}")
-        if name in arrays:
-            raise ValueError(f"save_checkpoint: the name {name!r} appears twice")
-        arrays[name] = _array(name, v)
-    with open(_path(ckpt_file_name), "wb") as f:
-        np.savez(f, **arrays)
+        if choice_func is not None and not choice_func(name):
+            continue
+        if name in items:
+            raise ValueError(f"save_checkpoint: the name {name!r} appears twice (two "
+                             f"Parameters with one name: see Cell.check_names)")
+        items[name] = _value(name, v)
+    data = encode_checkpoint(items, crc_check=bool(crc_check))
+    path = _path(ckpt_file_name)
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+
+
+def _read(path, crc_check):
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:4] == _ZIP:                      # a graphjit .npz checkpoint (no pickle)
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                return OrderedDict((k, np.array(z[k])) for k in z.files)
+        except Exception as e:   # a damaged archive: zipfile and numpy raise many kinds
+            raise ModelFileError(f"the checkpoint {path!r} (a graphjit .npz checkpoint) is "
+                                 f"damaged: {type(e).__name__}: {e}") from None
+    try:
+        return decode_checkpoint(data, crc_check=crc_check)
+    except ModelFileError as e:
+        raise e.with_context(prefix=f"load_checkpoint({path!r}): ") from None
 
 
 def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=None,
-                    specify_prefix=None, **kwargs):
-    """The checkpoint as an OrderedDict name -> Parameter (without the names that start
-    with filter_prefix, or only those that start with specify_prefix); loaded into net
-    too when it is given."""
+                    dec_key=None, dec_mode="AES-GCM", specify_prefix=None, choice_func=None,
+                    crc_check=False, remove_redundancy=False, format="ckpt", **kwargs):
+    """The checkpoint as a dict name -> Parameter (a str for a string entry), in file
+    order: only the names that start with specify_prefix, without those that start with
+    filter_prefix, or those choice_func(name) keeps; loaded into net too when given.
+
+    Raises:
+        ValueError: no such file, or nothing left after the filters.
+        ModelFileError (a ValueError): the file is damaged or not a checkpoint.
+    """
+    if dec_key is not None:
+        raise NotImplementedError("load_checkpoint: encrypted checkpoints (dec_key) are not "
+                                  "supported")
     path = os.fspath(ckpt_file_name)
     if not os.path.exists(path) and os.path.exists(path + ".ckpt"):
         path += ".ckpt"
-    if not os.path.exists(path):
+    if not os.path.isfile(path):
         raise ValueError(f"load_checkpoint: the checkpoint file {path!r} does not exist")
 
     def prefixes(p):
         return () if p is None else ((p,) if isinstance(p, str) else tuple(p))
     drop, keep = prefixes(filter_prefix), prefixes(specify_prefix)
     out = OrderedDict()
-    with np.load(path, allow_pickle=False) as z:
-        for name in z.files:
-            if drop and name.startswith(drop) or keep and not name.startswith(keep):
-                continue
-            out[name] = Parameter(np.array(z[name]), name=name)
+    for name, v in _read(path, bool(crc_check)).items():
+        if drop and name.startswith(drop) or keep and not name.startswith(keep):
+            continue
+        if not drop and not keep and choice_func is not None and not choice_func(name):
+            continue
+        out[name] = v if isinstance(v, str) else Parameter(v, name=name)
+    if not out:
+        raise ValueError("load_checkpoint: the loaded parameter dict is empty after "
+                         "filter_prefix, specify_prefix or choice_func")
     if net is not None:
         load_param_into_net(net, out, strict_load)
     return out
 
 
-def load_param_into_net(net, parameter_dict, strict_load=False):
-    """Copy the checkpoint's values into the Parameters of net with the same names (a
-    compiled graph reads them at its next run). Returns (param_not_load,
-    ckpt_not_load): the net's Parameter names that got no value, and the checkpoint's
-    names that went nowhere. A value of another shape is a RuntimeError."""
+def _update(p, name, v, strict_load):
+    arr = v.asnumpy() if isinstance(v, Tensor) else np.asarray(v)
+    if arr.shape != tuple(p.shape):
+        raise RuntimeError(f"load_param_into_net: {name!r} has shape {tuple(p.shape)} in the "
+                           f"net but {arr.shape} in the parameter dict")
+    want = p.asnumpy().dtype
+    if arr.dtype != want:
+        same_kind = arr.dtype.kind == want.kind or {arr.dtype.kind, want.kind} <= {"i", "u"}
+        if strict_load or not same_kind:
+            raise RuntimeError(f"load_param_into_net: {name!r} is {want} in the net but "
+                               f"{arr.dtype} in the parameter dict")
+    p.set_data(arr)
+
+
+def load_param_into_net(net, parameter_dict, strict_load=False, remove_redundancy=False):
+    """Copy the dict's values into the Parameters of net with the same names
+    (Parameter.name; a compiled graph reads them at its next run). Without strict_load,
+    names still missing are matched once more after dropping a prefix the dict's names
+    share (as MindSpore does), and a float value of another width is converted.
+
+    Returns:
+        (param_not_load, ckpt_not_load): the net's Parameter names that got no value,
+        and the dict's names that went nowhere (MindSpore 2.x).
+    """
     if not isinstance(net, Cell):
         raise TypeError(f"load_param_into_net: net must be a Cell, got {type(net).__name__}")
     if not isinstance(parameter_dict, dict):
         raise TypeError(f"load_param_into_net: parameter_dict must be a dict, got "
                         f"{type(parameter_dict).__name__}")
-    used, param_not_load = set(), []
-    for _, p in net.parameters_and_names():
-        name = p.name
-        v = parameter_dict.get(name)
-        if v is None:
-            param_not_load.append(name)
+    params = [p for _, p in net.parameters_and_names()]
+    ckpt_not_load = list(parameter_dict)
+    param_not_load = []
+    for p in params:
+        v = parameter_dict.get(p.name)
+        if v is None or isinstance(v, str):
+            param_not_load.append(p.name)
             continue
-        arr = _array(name, v)
-        if arr.shape != tuple(p.shape):
-            raise RuntimeError(f"load_param_into_net: {name!r} has shape {tuple(p.shape)} in "
-                               f"the net but {arr.shape} in the checkpoint")
-        p.set_data(arr)
-        used.add(name)
-    ckpt_not_load = [n for n in parameter_dict if n not in used]
+        _update(p, p.name, v, strict_load)
+        ckpt_not_load.remove(p.name)
+    if param_not_load and not strict_load:
+        prefix = _common_prefix(parameter_dict, param_not_load)
+        if prefix:
+            for p in params:
+                key = prefix + p.name
+                if p.name in param_not_load and key in parameter_dict and \
+                        not isinstance(parameter_dict[key], str):
+                    _update(p, key, parameter_dict[key], strict_load)
+                    param_not_load.remove(p.name)
+                    if key in ckpt_not_load:
+                        ckpt_not_load.remove(key)
     return param_not_load, ckpt_not_load
+
+
+def _common_prefix(parameter_dict, missing):
+    """The prefix that makes a dict name end in a missing Parameter's name ('backbone.'
+    for 'backbone.fc.weight' and 'fc.weight'), or ''."""
+    for name in missing:
+        for key in parameter_dict:
+            if key != name and key.endswith("." + name):
+                return key[:-len(name)]
+    return ""

@@ -552,7 +552,8 @@ def test_every_class_is_exported_and_subclasses_its_builtin():
                 "MissingInferenceError": NotImplementedError,
                 "MissingGradientError": NotImplementedError,
                 "GraphVerificationError": ValueError, "GraphRuntimeError": RuntimeError,
-                "EquivalenceError": AssertionError, "ModelFileError": ValueError}
+                "EquivalenceError": AssertionError, "ModelFileError": ValueError,
+                "UnregisteredParameterError": ValueError}
     from graphjit.ir import errors
     assert set(errors.__all__) == set(builtins) | {"GraphJitError"}
     for name, builtin in builtins.items():
