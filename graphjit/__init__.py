@@ -24,7 +24,7 @@ from .train import save_checkpoint, load_checkpoint, load_param_into_net
 from .common.parameter import ParameterTuple
 ms_function = jit   # MindSpore 1.x name
 from .jit.compiled_model import compile, import_model, CompiledModel, InferRequest
-from .ops.function.grad.grad_func import grad, value_and_grad
+from .ops.function.grad.grad_func import get_grad, grad, value_and_grad
 from .ops.composite.base import GradOperation
 
 dtype = _dtypes
@@ -41,5 +41,5 @@ __all__ = ["Tensor", "TensorSpec", "Parameter", "mutable", "GRAPH_MODE", "PYNATI
            "int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64", "ShapeJoinError",
            "TypeJoinError", "UnsupportedSyntaxError", "UndefinedVariableError", "Model",
            "train", "dataset", "Callback", "LossMonitor", "TimeMonitor", "ParameterTuple",
-           "grad", "value_and_grad", "GradOperation", "save_checkpoint", "load_checkpoint",
+           "grad", "value_and_grad", "GradOperation", "get_grad", "save_checkpoint", "load_checkpoint",
            "load_param_into_net"]

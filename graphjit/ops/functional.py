@@ -24,7 +24,7 @@ from .function.grad.grad_func import stop_gradient  # noqa: F401
 from .composite.math_ops import mm  # noqa: F401
 
 __all__ = [n for n in _function.__all__ if n not in (
-    "grad", "value_and_grad", "GradFunction", "tensor_leaves", "map_leaves")] + [
+    "grad", "value_and_grad", "get_grad", "GradFunction", "tensor_leaves", "map_leaves")] + [
     "mm", "index_update", "identity", "dtype", "make_tuple", "tuple_getitem",
     "tensor_scatter_update"]
 

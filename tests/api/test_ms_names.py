@@ -49,7 +49,7 @@ def test_functional_assign_updates_a_parameter_in_eager_mode():
     p = ms.Parameter(ms.Tensor(np.zeros(3, np.float32)), name="p")
     out = F.assign(p, ms.Tensor(np.array([1.0, 2.0, 3.0], np.float32)))
     assert out is p and p.asnumpy().tolist() == [1.0, 2.0, 3.0]
-    F.assign_add(p, 1)
+    F.assign_add(p, ms.Tensor(np.ones(3, np.float32)))
     assert p.asnumpy().tolist() == [2.0, 3.0, 4.0]
 
 

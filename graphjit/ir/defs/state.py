@@ -155,30 +155,51 @@ state_op("Load", ("var: ref",), {}, _load_infer, _load_factory,
 
 
 def _assign_infer(op):
+    """MindSpore's rule (AssignFuncImpl::InferShape): value has the variable's shape, or
+    one of them is [1] and the other a scalar; a dim known only at run time is checked
+    when the node runs."""
     def infer(ts, attrs):
         var = check_var(op, ts[0], "variable", floating=False)
         value = ts[1]
         if value.dtype is not var.dtype:
             raise fail(op, f"value must have the dtype of the variable ({var.dtype}), got "
                            f"{value}", hint=f"cast it: ops.cast(value, ms.{var.dtype})")
-        if var.shape is not None and value.shape is not None:
-            try:
-                out = broadcast_shapes(op, var.shape, value.shape)
-            except Exception:
-                out = None
-            if out is None or len(out) != len(var.shape) or any(
-                    a is not None and b is not None and a != b for a, b in zip(out, var.shape)):
-                raise fail(op, f"value {value} does not fit the variable {ts[0]}: it must "
-                               f"have the variable's shape (or broadcast to it)")
+        vs, ws = var.shape, value.shape
+        if vs is None or ws is None:
+            return ()
+        if len(vs) != len(ws):
+            if (vs == (1,) and ws == ()) or (vs == () and ws == (1,)):
+                return ()
+            raise fail(op, f"'value' must have the same rank as 'variable'. But got 'value' "
+                           f"rank: {len(ws)}, 'variable' rank: {len(vs)} (value {value}, "
+                           f"variable {ts[0]})",
+                       hint="reshape the value to the variable's shape")
+        if any(a is not None and b is not None and a != b for a, b in zip(vs, ws)):
+            raise fail(op, f"'value' must have the same shape as 'variable'. But got 'value' "
+                           f"shape: {tuple(ws)}, 'variable' shape: {tuple(vs)}",
+                       hint="give the value the variable's shape (ops.broadcast_to for a "
+                            "smaller one)")
         return ()
     return infer
+
+
+def _fit(value, var, op):
+    """value in var's shape when the node runs (MindSpore's rule, see _assign_infer)."""
+    value = np.asarray(value)
+    shape = var._data.shape
+    if value.shape == shape:
+        return value
+    if value.size == 1 and var._data.size == 1 and value.ndim + len(shape) == 1:
+        return value.reshape(shape)
+    raise ValueError(f"For '{op}', 'value' must have the same shape as 'variable'. But got "
+                     f"'value' shape: {value.shape}, 'variable' shape: {shape}")
 
 
 def _assign_factory(in_types, out_types, attrs):
     dtype = in_types[0].dtype.np
 
     def k(var, value, tok):
-        write(var, np.broadcast_to(value, var._data.shape), dtype, copy=True)
+        write(var, _fit(value, var, "Assign"), dtype, copy=True)
         return tok
     return k
 
@@ -187,17 +208,20 @@ def _assign_add_factory(sign):
     def factory(in_types, out_types, attrs):
         dtype = in_types[0].dtype.np
 
+        name = "AssignAdd" if sign > 0 else "AssignSub"
+
         def k(var, value, tok):
+            value = _fit(value, var, name)
             with holding(True, var):    # a read-modify-write: always atomic
                 new = var._data + value if sign > 0 else var._data - value
-                write(var, np.broadcast_to(new, var._data.shape), dtype, copy=True)
+                write(var, new, dtype, copy=True)
             return tok
         return k
     return factory
 
 
 state_op("Assign", ("variable: ref", "value"), {}, _assign_infer("Assign"), _assign_factory,
-         "variable = value (broadcast to the variable's shape)")
+         "variable = value (of the variable's shape; [1] and a scalar fit each other)")
 state_op("AssignAdd", ("variable: ref", "value"), {}, _assign_infer("AssignAdd"),
          _assign_add_factory(1), "variable += value, atomically")
 state_op("AssignSub", ("variable: ref", "value"), {}, _assign_infer("AssignSub"),

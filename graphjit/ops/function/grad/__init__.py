@@ -3,4 +3,4 @@
 from .grad_func import *  # noqa: F401,F403
 
 __all__ = ["GradFunction", "grad", "value_and_grad", "tensor_leaves", "map_leaves",
-           "stop_gradient"]
+           "stop_gradient", "get_grad"]

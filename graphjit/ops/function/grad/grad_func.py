@@ -15,7 +15,7 @@ from ....common.parameter import Parameter
 from ....common.tensor import SymbolicTensor, Tensor, TensorLike
 
 __all__ = ["GradFunction", "grad", "value_and_grad", "tensor_leaves", "map_leaves",
-           "stop_gradient"]
+           "stop_gradient", "get_grad"]
 
 
 def tensor_leaves(x) -> List[Any]:
@@ -57,7 +57,7 @@ class GradFunction:
 
     def __init__(self, fn, positions: Optional[Tuple[int, ...]], weights, *,
                  has_aux=False, get_value=False, sens_param=False, single_position=False,
-                 single_weight=False):
+                 single_weight=False, return_ids=False):
         if isinstance(fn, GradFunction):
             raise NotImplementedError("gradients of gradient functions (higher-order "
                                       "gradients) are not supported")
@@ -72,11 +72,12 @@ class GradFunction:
         self.sens_param = sens_param
         self.single_position = single_position
         self.single_weight = single_weight
+        self.return_ids = return_ids
 
     def config(self) -> tuple:
         """What, besides fn, weights and the inputs, decides the gradient graph."""
         return (self.positions, self.has_aux, self.get_value, self.sens_param,
-                self.single_position, self.single_weight)
+                self.single_position, self.single_weight, self.return_ids)
 
     # -- calling ------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
@@ -122,7 +123,11 @@ class GradFunction:
         return out[0], tuple(out[1:])
 
     def assemble(self, args, pos_grads, weight_grads, out, aux):
-        """The return value from the gradients (MindSpore's conventions)."""
+        """The return value from the gradients (MindSpore's conventions; with
+        return_ids each gradient is (position, gradient) or (Parameter.name, gradient))."""
+        if self.return_ids:
+            pos_grads = [(p, g) for p, g in zip(self.positions or (), pos_grads)]
+            weight_grads = [(w.name, g) for w, g in zip(self.weights or (), weight_grads)]
         gp = None
         if self.positions is not None:
             gp = pos_grads[0] if self.single_position else tuple(pos_grads)
@@ -260,14 +265,45 @@ def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=
 def _make(fn, grad_position, weights, has_aux, return_ids, get_value):
     if grad_position is None and weights is None:
         raise ValueError("`grad_position` and `weights` can not be None at the same time")
-    if return_ids:
-        raise NotImplementedError("return_ids=True is not supported")
+    if not isinstance(return_ids, bool):
+        raise TypeError(f"return_ids must be a bool, got {return_ids!r}")
     if not isinstance(has_aux, bool):
         raise TypeError(f"has_aux must be a bool, got {has_aux!r}")
     positions, single_p = _positions(grad_position)
     ws, single_w = _weights(weights)
     return GradFunction(fn, positions, ws, has_aux=has_aux, get_value=get_value,
-                        single_position=single_p, single_weight=single_w)
+                        single_position=single_p, single_weight=single_w,
+                        return_ids=return_ids)
+
+
+def get_grad(gradients, identifier):
+    """The gradient for `identifier` (a position, or a Parameter) in what a gradient
+    function made with return_ids=True returned (MindSpore's get_grad).
+
+    Raises:
+        TypeError: identifier is neither an int nor a Parameter.
+        RuntimeError: no gradient for it.
+    """
+    if isinstance(identifier, bool) or not isinstance(identifier, (int, Parameter)):
+        raise TypeError(f"get_grad: identifier must be an int position or a Parameter, got "
+                        f"{type(identifier).__name__}")
+    key = identifier.name if isinstance(identifier, Parameter) else identifier
+
+    def search(g):
+        if isinstance(g, tuple) and len(g) == 2 and isinstance(g[0], (int, str)) and \
+                not isinstance(g[0], bool) and isinstance(g[1], TensorLike):
+            return g[1] if g[0] == key and type(g[0]) is type(key) else None
+        if isinstance(g, (tuple, list)):
+            for item in g:
+                found = search(item)
+                if found is not None:
+                    return found
+        return None
+    found = search(gradients)
+    if found is None:
+        raise RuntimeError(f"get_grad: no gradient for {identifier!r} (make the gradient "
+                           f"function with return_ids=True and differentiate it)")
+    return found
 
 
 def stop_gradient(input):
