@@ -28,10 +28,10 @@ from .graphs import inline
 from .linearize import fold_constants, linearize
 from . import control  # noqa: F401  (registers how If and Loop split)
 
-__all__ = ["grad_graph"]
+__all__ = ["grad_graph", "split_grad", "default_sens"]
 
 
-def _ones(graph: Graph, v: Value) -> Value:
+def default_sens(graph: Graph, v: Value) -> Value:
     """The default sensitivity of a result: ones of its type (a constant when small)."""
     t = v.type
     if t.shape is not None and all(d is not None for d in t.shape) and \
@@ -40,6 +40,16 @@ def _ones(graph: Graph, v: Value) -> Value:
         arr.flags.writeable = False
         return graph.apply("Const", value=arr)
     return graph.apply("OnesLike", v)
+
+
+def split_grad(graph: Graph, sources: Sequence[Value], outputs: Sequence[int]):
+    """graph split into its forward program (results and residuals) and its backward
+    program (graphjit.autodiff.linearize.Linearized), for the sources and the results at
+    `outputs`: what grad_graph joins, for a caller that places the halves itself."""
+    act = Activity()
+    act.forward(graph, sources)
+    act.backward(graph, outputs)
+    return linearize(graph, act, sources, outputs)
 
 
 def grad_graph(graph: Graph, wrt: Sequence[Union[int, Value]],
@@ -78,10 +88,7 @@ def grad_graph(graph: Graph, wrt: Sequence[Union[int, Value]],
     outputs = [i for i in outputs if graph.results[i].type.dtype.is_differentiable]
     if sens not in ("ones", "param"):
         raise ValueError(f"grad_graph: sens must be 'ones' or 'param', got {sens!r}")
-    act = Activity()
-    act.forward(graph, sources)
-    act.backward(graph, outputs)
-    lin = linearize(graph, act, sources, outputs)
+    lin = split_grad(graph, sources, outputs)
 
     out = Graph(name or f"{graph.name}_grad")
     params = [out.add_param(p.type, p.name) for p in graph.params]
@@ -99,7 +106,7 @@ def grad_graph(graph: Graph, wrt: Sequence[Union[int, Value]],
         elif kind == "result":
             args.append(residuals[k])
         elif kind == "g":
-            args.append(sens_params[k] if sens == "param" else _ones(out, results[k]))
+            args.append(sens_params[k] if sens == "param" else default_sens(out, results[k]))
         else:   # pragma: no cover - the top level threads nothing
             raise AssertionError(kind)
     grads = inline(out, lin.bwd, args, fold=fold_constants)

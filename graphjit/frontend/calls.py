@@ -21,6 +21,7 @@ from .values import LocalFunction, Switch
 from .values import DynamicList, GraphTensor, as_graph
 from ..ops.function.grad.grad_func import GradFunction
 from .grad_program import call_grad_inline
+from .grad_reuse import record_primal
 
 __all__ = ["call", "GraphRange", "GraphEnumerate", "GraphZip"]
 
@@ -295,6 +296,9 @@ def call(b, func, args, kwargs, node):
         return func(*args, **kwargs)
     if isinstance(func, Cell):
         construct = type(func).construct
+        if func.__dict__.get("requires_grad"):       # a gradient of it may follow
+            return record_primal(func, args, kwargs,
+                                 lambda: b.build_call(construct, args, kwargs, self_obj=func))
         return b.build_call(construct, args, kwargs, self_obj=func)
     owner = getattr(func, "__self__", None)
     if type(owner) in (list, dict, set) and getattr(func, "__name__", "") in _MUTATORS:

@@ -24,6 +24,7 @@ from ..passes.pipeline import optimize
 from ..ops.composite.base import _AllInputs
 from ..ops.function.grad.grad_func import GradFunction, tensor_leaves
 from ..common.tensor import TensorLike, TensorSpec
+from .grad_reuse import reuse_primal, take_primal
 from .templates import Out, _param_name, _template
 from .state import Compiler
 from .values import DynamicList, GraphContext, GraphTensor, active
@@ -160,7 +161,9 @@ def build_grad_program(compiler: Compiler, build, gf: GradFunction, args, kwargs
                        name=f"{name}_grad")
     slots = [(graph.params.index(v), p, compiler.state_sources.get(id(p), []))
              for p, v in ctx.refs.values()]
-    return GradProgram(joint, leaves, t_diff, t_aux, len(results), sens_at, compiler, slots)
+    prog = GradProgram(joint, leaves, t_diff, t_aux, len(results), sens_at, compiler, slots)
+    prog.forward = (graph, wrt, outputs)     # the undifferentiated graph (grad_reuse)
+    return prog
 
 
 def assemble(gf: GradFunction, args, prog: GradProgram, results, grads, fill):
@@ -201,9 +204,15 @@ def call_grad_inline(b, gf: GradFunction, args, kwargs, node):
     gf.check_positions(args)
     outer = active()
     sens_leaves = tensor_leaves(sens) if sens is not None else []
+    primal = take_primal(outer, gf, args, kwargs)
     prog = build_grad_program(
         b.c, lambda f, a, k, obj: b.build_call(f, a, k, self_obj=obj), gf, args, kwargs,
         [t.type for t in sens_leaves])
+    if primal is not None:
+        reused = reuse_primal(b, outer, gf, prog, primal, args, sens_leaves)
+        if reused is not None:
+            results, grads = reused
+            return assemble(gf, args, prog, results, grads, _fill_graph)
     inputs = [outer.value_of(x) for x in prog.leaves]
     for w in gf.weights or ():
         v = outer.value_of(w)

@@ -6,6 +6,8 @@ import weakref
 from collections import OrderedDict
 
 from .. import ops
+from ..autodiff import tape as _tape
+from ..ops.function.grad.grad_func import record_forward as _record_forward
 from ..context import _context, compiler as _compiler, GRAPH_MODE
 from ..common.parameter import Parameter, ParameterTuple
 from ..common.tensor import Tensor
@@ -30,6 +32,7 @@ class Cell:
     compiled to a graph (GRAPH_MODE, the default) or eagerly (PYNATIVE_MODE)."""
 
     _force_jit = False
+    requires_grad = False      # set_grad(): a gradient of this Cell follows its forward
 
     def __init__(self, auto_prefix=True, flags=None):
         object.__setattr__(self, "_cells", OrderedDict())
@@ -131,8 +134,8 @@ class Cell:
         new = object.__new__(type(self))
         memo[id(self)] = new
         for k, v in self.__dict__.items():
-            if k == "_graphjit_caches":     # compiled graphs (with locks): built anew
-                continue
+            if k in ("_graphjit_caches", "_graphjit_forward"):   # compiled graphs (with
+                continue                                            # locks), a recorded run
             object.__setattr__(new, k, None if k == "_compiled" else copy.deepcopy(v, memo))
         return new
 
@@ -145,6 +148,8 @@ class Cell:
                 return _compiler.call_cell(self, args, kwargs)
             except Exception as e:   # raised from here: the one graphjit frame users see
                 raise _user_facing(e)
+        if self.__dict__.get("requires_grad") and _tape.current() is None:
+            return _record_forward(self, args, kwargs)
         return self.construct(*args, **kwargs)
 
     # -- MindSpore-compatible helpers -------------------------------------------------------
@@ -209,6 +214,10 @@ class Cell:
         return self
 
     def set_grad(self, requires_grad=True):
+        """Mark the Cell as one whose gradient is taken after its forward (MindSpore's
+        flag): in PYNATIVE mode its forward is then recorded, and a gradient of it on the
+        same inputs reuses that forward instead of running it again."""
+        object.__setattr__(self, "requires_grad", bool(requires_grad))
         return self
 
     def insert_child_to_cell(self, child_name, child_cell):

@@ -15,7 +15,7 @@ from ....common.parameter import Parameter
 from ....common.tensor import SymbolicTensor, Tensor, TensorLike
 
 __all__ = ["GradFunction", "grad", "value_and_grad", "tensor_leaves", "map_leaves",
-           "stop_gradient", "get_grad"]
+           "stop_gradient", "get_grad", "record_forward"]
 
 
 def tensor_leaves(x) -> List[Any]:
@@ -149,6 +149,19 @@ class GradFunction:
         args, kwargs, sens = self.split_sens(args, kwargs)
         self.check_positions(args)
         weights = list(self.weights or ())
+        reused = _take_forward(self, args, kwargs, weights)
+        if reused is not None:
+            tape, out = reused
+            diff, aux = self.split_output(out)
+            pos_leaves = [tensor_leaves(args[p]) for p in self.positions or ()]
+            sources = [t for leaves in pos_leaves for t in leaves] + weights
+            found = tape.gradients(_seeds(diff, sens), sources)
+            grads = [Tensor._wrap(g if g is not None else np.zeros_like(s._data))
+                     for g, s in zip(found, sources)]
+            it = iter(grads)
+            pos_grads = [map_leaves(args[p], lambda t: next(it)) for p in self.positions or ()]
+            weight_grads = [next(it) for _ in weights]
+            return self.assemble(args, pos_grads, weight_grads, out, aux)
         with Tape() as tape:
             # each differentiated argument gets tensors of its own (an argument passed
             # twice is two sources), sharing the caller's arrays
@@ -168,6 +181,50 @@ class GradFunction:
         pos_grads = [map_leaves(args[p], lambda t: next(it)) for p in self.positions or ()]
         weight_grads = [next(it) for _ in weights]
         return self.assemble(args, pos_grads, weight_grads, out, aux)
+
+
+def record_forward(cell, args, kwargs):
+    """Run a Cell marked with set_grad() eagerly while a tape records it (its trainable
+    Parameters and tensor arguments watched), and keep the record: a gradient of the
+    same Cell asked next with the same arguments (TrainOneStep-style code: `loss =
+    net(x)` then `grad(net, weights)(x, sens)`) reuses this forward instead of running
+    the network again, as MindSpore's PyNative mode does; so state the forward updates
+    (BatchNorm's moving statistics) is updated once, and random draws are the loss's."""
+    weights = cell.trainable_params()
+    leaves = tensor_leaves(list(args) + list(kwargs.values()))
+    with Tape() as tape:
+        for w in weights:
+            tape.watch(w)
+        for t in leaves:
+            if not tape.tracks(t):
+                tape.watch(t)
+        out = cell.construct(*args, **kwargs)
+    object.__setattr__(cell, "_graphjit_forward",
+                       (tape, tuple(args), dict(kwargs), out, weights,
+                        [w._data for w in weights]))
+    return out
+
+
+def _take_forward(gf, args, kwargs, weights):
+    """(tape, output) of the forward record_forward kept for gf's Cell, if it ran on
+    these very arguments, watched every weight asked, and no weight changed since; the
+    record is used once."""
+    rec = getattr(gf.fn, "__dict__", {}).get("_graphjit_forward")
+    if rec is None:
+        return None
+    object.__setattr__(gf.fn, "_graphjit_forward", None)
+    tape, r_args, r_kwargs, out, r_weights, r_data = rec
+    same = len(args) == len(r_args) and all(a is b for a, b in zip(args, r_args)) and \
+        r_kwargs.keys() == kwargs.keys() and all(kwargs[k] is r_kwargs[k] for k in kwargs)
+    if not same or any(w._data is not d for w, d in zip(r_weights, r_data)):
+        return None
+    watched = {id(w) for w in r_weights}
+    if any(id(w) not in watched for w in weights):
+        return None
+    leaves = [t for p in gf.positions or () for t in tensor_leaves(args[p])]
+    if len({id(t) for t in leaves}) != len(leaves):     # one tensor at two positions
+        return None
+    return tape, out
 
 
 def _has_graph_value(items) -> bool:
