@@ -219,12 +219,17 @@ def test_assign_casts_to_the_parameter_dtype_and_refuses_other_shapes():
             ops.assign(self.w, v)
             return self.w + 0
 
-    g, e, _ = run_steps(Net, [(ms.Tensor(np.array([3, 4], np.int64)),), (ms.Tensor(7.0),)])
+    g, e, _ = run_steps(Net, [(ms.Tensor(np.array([3, 4], np.int64)),),
+                              (ms.Tensor(np.array([7.0, 8.0])),)])
     assert g[0][0].dtype == ms.float32
     for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
         ms.set_context(mode=mode)
-        with pytest.raises(ms.ShapeInferenceError, match="does not fit the variable"):
+        # MindSpore's rule: the variable's shape ([1] and a scalar fit each other), no
+        # broadcasting
+        with pytest.raises(ms.ShapeInferenceError, match="must have the same shape"):
             Net()(vec(1.0, 2.0, 3.0))
+        with pytest.raises(ms.ShapeInferenceError, match="must have the same rank"):
+            Net()(ms.Tensor(7.0))
 
 
 def test_set_inputs_and_jit_functions_with_global_parameters():
