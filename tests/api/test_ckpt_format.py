@@ -111,7 +111,10 @@ def test_graphjits_bytes_are_the_documented_layout():
 
 
 def _protobuf_classes():
-    pb = pytest.importorskip("google.protobuf")
+    # protobuf comes with the onnx extra (onnx needs it)
+    pb = pytest.importorskip("google.protobuf",
+                             reason="needs protobuf, which the onnx extra installs: "
+                                    "pip install -e '.[onnx]'")
     from google.protobuf import descriptor_pb2, descriptor_pool
     try:
         from google.protobuf.message_factory import GetMessageClass
@@ -139,6 +142,7 @@ def _protobuf_classes():
     return GetMessageClass(desc), pb
 
 
+@pytest.mark.extra("onnx")
 def test_the_protobuf_library_agrees():
     Checkpoint, _ = _protobuf_classes()
     arrays = OrderedDict([("fc.weight", np.random.default_rng(0).normal(size=(3, 4))
