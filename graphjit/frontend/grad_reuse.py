@@ -96,7 +96,7 @@ def reuse_primal(b, ctx, gf, prog, rec: _Primal, args, sens_leaves):
     half of the gradient (see the module docstring); None to build naively."""
     graph = ctx.graph
     region = set(rec.nodes)
-    if any(n not in graph.nodes for n in rec.nodes):
+    if not region <= set(graph.nodes):          # a node of the call was dropped since
         return None
     pairs = []
     if not _pairs(prog.t_diff, rec.out, pairs):
