@@ -39,9 +39,9 @@ def _affine(x, w, b):
     return y if b is None else y + b
 
 
-def _step(mode, x, h, c, w_ih, w_hh, b_ih, b_hh):
-    """One time step: (h, c) from input x (B, I) and state h (B, H) (c for LSTM only)."""
-    gi = _affine(x, w_ih, b_ih)
+def _step(mode, gi, h, c, w_hh, b_hh):
+    """One time step: (h, c) from the input's projection gi = x W_ih^T + b_ih (B, G) and
+    the state h (B, H) (c for LSTM only)."""
     gh = _affine(h, w_hh, b_hh)
     if mode == "LSTM":
         g = gi + gh
@@ -93,7 +93,7 @@ class RNNCell(_RNNCellBase):
     def construct(self, x, hx=None):
         h = self._zeros(x) if hx is None else hx
         b_ih, b_hh = self._biases()
-        out, _ = _step(self._mode, x, h, None, self.weight_ih, self.weight_hh, b_ih, b_hh)
+        out, _ = _step(self._mode, _affine(x, self.weight_ih, b_ih), h, None, self.weight_hh, b_hh)
         return out
 
 
@@ -104,7 +104,7 @@ class GRUCell(_RNNCellBase):
     def construct(self, x, hx=None):
         h = self._zeros(x) if hx is None else hx
         b_ih, b_hh = self._biases()
-        out, _ = _step("GRU", x, h, None, self.weight_ih, self.weight_hh, b_ih, b_hh)
+        out, _ = _step("GRU", _affine(x, self.weight_ih, b_ih), h, None, self.weight_hh, b_hh)
         return out
 
 
@@ -119,4 +119,4 @@ class LSTMCell(_RNNCellBase):
         else:
             h, c = hx
         b_ih, b_hh = self._biases()
-        return _step("LSTM", x, h, c, self.weight_ih, self.weight_hh, b_ih, b_hh)
+        return _step("LSTM", _affine(x, self.weight_ih, b_ih), h, c, self.weight_hh, b_hh)

@@ -3,11 +3,46 @@ from __future__ import annotations
 
 from ... import ops
 from ..._checkparam import _positive_int
-from ...ir.dtypes import float32
+from ...ir.dtypes import float32, int32, int64
 from ..cell import Cell
-from .rnn_cells import _GATES, _rnn_params, _step
+from .rnn_cells import _GATES, _affine, _rnn_params, _step
 
 __all__ = ["RNN", "GRU", "LSTM"]
+
+
+class _DynamicRNN(Cell):
+    """The time loop of one direction of one layer, as MindSpore's _DynamicRNNBase runs it
+    on a while loop. construct(gi, h, c, w_hh, b_hh, seq_length=None, reverse=False)
+    iterates the input's projections gi (T, B, G), in the order the direction reads
+    them, and returns (outputs (T, B, H), h, c). With seq_length, a step at or past a
+    sequence's length keeps its state and outputs zeros; the reverse direction reads
+    gi flipped, so its steps are the positions T - 1, T - 2, ...: it starts from the
+    initial state at each sequence's last valid step, as MindSpore's ReverseSequence
+    does. The loop is over a tensor, so graph mode builds one Loop whatever T is."""
+
+    def __init__(self, mode):
+        super().__init__()
+        self.mode = mode
+
+    def construct(self, gi, h, c, w_hh, b_hh, seq_length=None, reverse=False):
+        outs = []
+        if seq_length is None:
+            for g_t in gi:
+                h, c = _step(self.mode, g_t, h, c, w_hh, b_hh)
+                outs.append(h)
+        else:
+            zero = ops.zeros_like(h)
+            lengths = ops.expand_dims(seq_length, -1)
+            t, step = (gi.shape[0] - 1, -1) if reverse else (0, 1)
+            for g_t in gi:
+                nh, nc = _step(self.mode, g_t, h, c, w_hh, b_hh)
+                valid = t < lengths
+                h = ops.where(valid, nh, h)
+                if c is not None:
+                    c = ops.where(valid, nc, c)
+                outs.append(ops.where(valid, nh, zero))
+                t += step
+        return ops.stack(outs, 0), h, c
 
 
 class _RNNBase(Cell):
@@ -16,7 +51,9 @@ class _RNNBase(Cell):
     (num_layers * num_directions, B, H) (a pair (h0, c0) for LSTM); seq_length (B,) gives
     each sequence's valid length: outputs past it are zeros and the final state is the
     one at the last valid step (the reverse direction reads each sequence backwards from
-    its last valid step). Returns (output, h_n), or (output, (h_n, c_n)) for LSTM."""
+    its last valid step). Returns (output, h_n), or (output, (h_n, c_n)) for LSTM.
+    Each direction of each layer projects all its inputs in one matmul, then runs its
+    time loop in the sub-Cell `rnn` (a Loop in graph mode, whatever the length)."""
     _mode = "LSTM"
 
     def __init__(self, input_size, hidden_size, num_layers=1, has_bias=True,
@@ -34,6 +71,7 @@ class _RNNBase(Cell):
         self.num_directions = 2 if bidirectional else 1
         self.dropout = float(dropout)
         gates = _GATES[self._mode]
+        self.rnn = _DynamicRNN(self._mode)
         self.suffixes = []
         for layer in range(num_layers):
             size = input_size if layer == 0 else hidden_size * self.num_directions
@@ -42,68 +80,72 @@ class _RNNBase(Cell):
                 _rnn_params(self, suffix, size, hidden_size, gates, has_bias, dtype)
                 self.suffixes.append(suffix)
 
-    def _weights(self, suffix):
-        b_ih = getattr(self, "bias_ih" + suffix) if self.has_bias else None
-        b_hh = getattr(self, "bias_hh" + suffix) if self.has_bias else None
-        return getattr(self, "weight_ih" + suffix), getattr(self, "weight_hh" + suffix), \
-            b_ih, b_hh
+    def _weights(self, suffix, dtype):
+        """w_ih, w_hh, b_ih, b_hh (the biases None without has_bias), cast to the input's
+        dtype as MindSpore does (a float16 input runs the recurrence in float16)."""
+        names = ("weight_ih", "weight_hh") + (("bias_ih", "bias_hh") if self.has_bias else ())
+        ws = [getattr(self, n + suffix) for n in names]
+        ws = [w if w.dtype == dtype else ops.cast(w, dtype) for w in ws]
+        return tuple(ws) if self.has_bias else (ws[0], ws[1], None, None)
 
-    def _direction(self, xs, h, c, suffix, masks, reverse):
-        """Run one direction over the time steps xs (a list of (B, I)); masks (a list of
-        (B, 1) bools, or None) hold each step's validity."""
-        w_ih, w_hh, b_ih, b_hh = self._weights(suffix)
-        steps = list(range(len(xs)))
+    def _check_inputs(self, x, h0, c0, seq_length):
+        """MindSpore's checks: the states of the input's dtype, seq_length an int32 or
+        int64 tensor of one length per sequence."""
+        name = type(self).__name__
+        for what, h in (("hx[0]", h0), ("hx[1]", c0)) if c0 is not None else (("hx", h0),):
+            if h.dtype != x.dtype:
+                raise TypeError(f"For '{name}', {what} must have the dtype of x ({x.dtype}), "
+                                f"got {h.dtype}")
+        if seq_length is None:
+            return
+        if seq_length.dtype not in (int32, int64):
+            raise TypeError(f"For '{name}', seq_length must be an int32 or int64 tensor, got "
+                            f"{seq_length.dtype}")
+        rank, b = seq_length.ndim, x.shape[1]
+        if isinstance(rank, int) and rank != 1 or rank == 1 and isinstance(
+                b, int) and isinstance(seq_length.shape[0], int) and seq_length.shape[0] != b:
+            raise ValueError(f"For '{name}', seq_length must have shape (batch_size,) = "
+                             f"({b},), got {tuple(seq_length.shape)}")
+
+    def _projections(self, x, suffix, reverse):
+        """The input's projections x W_ih^T + b_ih of all time steps at once (T, B, G),
+        in the order the direction reads them."""
+        w_ih, _, b_ih, _ = self._weights(suffix, x.dtype)
         if reverse:
-            steps = steps[::-1]
-        outs = [None] * len(xs)
-        for t in steps:
-            nh, nc = _step(self._mode, xs[t], h, c, w_ih, w_hh, b_ih, b_hh)
-            if masks is None:
-                h, c = nh, nc
-                outs[t] = nh
-            else:
-                h = ops.where(masks[t], nh, h)
-                if c is not None:
-                    c = ops.where(masks[t], nc, c)
-                outs[t] = ops.where(masks[t], nh, ops.zeros_like(nh))
-        return outs, h, c
+            x = ops.flip(x, (0,))
+        n_steps, batch = x.shape[0], x.shape[1]
+        gi = _affine(ops.reshape(x, (n_steps * batch, x.shape[2])), w_ih, b_ih)
+        return ops.reshape(gi, (n_steps, batch, gi.shape[1]))
 
     def construct(self, x, hx=None, seq_length=None):
         if self.batch_first:
             x = ops.transpose(x, (1, 0, 2))
-        n_steps = x.shape[0]
-        batch = x.shape[1]
         n_states = self.num_layers * self.num_directions
         lstm = self._mode == "LSTM"
         if hx is None:
-            h0 = ops.zeros((n_states, batch, self.hidden_size), x.dtype)
+            h0 = ops.zeros((n_states, x.shape[1], self.hidden_size), x.dtype)
             c0 = h0
         elif lstm:
             h0, c0 = hx
         else:
             h0, c0 = hx, None
-        masks = None
-        if seq_length is not None:
-            masks = [ops.expand_dims(ops.less(t, seq_length), -1) for t in range(n_steps)]
-        xs = [x[t] for t in range(n_steps)]
+        self._check_inputs(x, h0, c0, seq_length)
         hs, cs = [], []
         k = 0
         for layer in range(self.num_layers):
             outs = []
             for d in range(self.num_directions):
-                o, h, c = self._direction(xs, h0[k], c0[k] if lstm else None,
-                                          self.suffixes[k], masks, d == 1)
-                outs.append(o)
+                _, w_hh, _, b_hh = self._weights(self.suffixes[k], x.dtype)
+                o, h, c = self.rnn(self._projections(x, self.suffixes[k], d == 1), h0[k],
+                                   c0[k] if lstm else None, w_hh, b_hh, seq_length, d == 1)
+                outs.append(ops.flip(o, (0,)) if d == 1 else o)
                 hs.append(h)
                 cs.append(c)
                 k += 1
-            if self.num_directions == 2:
-                xs = [ops.concat((a, b), -1) for a, b in zip(outs[0], outs[1])]
-            else:
-                xs = outs[0]
+            x = ops.concat((outs[0], outs[1]), -1) if self.num_directions == 2 else outs[0]
             if self.dropout > 0 and self.training and layer < self.num_layers - 1:
-                xs = [ops.dropout(v, self.dropout) for v in xs]
-        output = ops.stack(xs, 0)
+                x = ops.dropout(x, self.dropout)
+        output = x
         if self.batch_first:
             output = ops.transpose(output, (1, 0, 2))
         h_n = ops.stack(hs, 0)
