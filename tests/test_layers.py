@@ -36,6 +36,9 @@ MAY_NOT_IMPORT = {
     # graph-to-graph transforms see graphs only
     "passes": {"frontend", "backend", "jit", "nn", "ops", "context", "common", "model",
                "tracebacks"},
+    # the processes of a data-parallel job (MPI): on ir alone
+    "communication": {"common", "ops", "nn", "context", "frontend", "backend", "jit", "train",
+                      "dataset", "autodiff", "passes"},
     "distributed": {"frontend", "backend", "nn"},   # on top of jit and ir
     # the command line sits on top of every layer (and nothing imports it: see below)
     "cli": set(),

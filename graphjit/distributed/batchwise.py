@@ -122,6 +122,12 @@ class _Analysis:
                 node, "blocks scored by several workers cannot draw the numbers one call "
                       "draws (score with the model in inference mode)")))
             return
+        if effects == "collective":
+            self.problems.append((f"{node.op} is a collective operation", mixed(
+                node, "blocks scored by Dask workers are not the processes of an MPI group: "
+                      "a collective has no meaning there (score the model one process "
+                      "runs)")))
+            return
         if effects != "check":
             self.problems.append((f"{node.op} has an effect ({effects})", mixed(
                 node, "graphjit.distributed cannot split it over blocks: each worker would "

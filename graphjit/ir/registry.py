@@ -44,6 +44,7 @@ EFFECTS = {
     "read": "reads state that other nodes may write (a Parameter)",
     "write": "updates state (Assign, optimizer updates of a Parameter)",
     "random": "draws random numbers (each run differs)",
+    "collective": "exchanges data with the other processes of a group (AllReduce)",
 }
 # The kinds of value an input takes, spelled after its name as in the seed's
 # REGISTER_OP (`"var: resource"`): a tensor (no annotation), a ref to a Parameter
@@ -233,7 +234,7 @@ def register_op(name: str, inputs: Sequence[str] = (), attrs: Optional[Dict[str,
         family: elementwise, reduction, shape, creation, extern or control.
         doc: what the op computes.
         effects: None if the op is pure, else what else it does: one of EFFECTS
-            ("io", "check", "read", "write", "random"). Passes never remove, merge,
+            ("io", "check", "read", "write", "random", "collective"). Passes never remove, merge,
             duplicate or move a node with effects (a "read" node may be removed
             when unused).
         grad: its gradient rule, or NOT_DIFFERENTIABLE (see OpDef).

@@ -486,6 +486,9 @@ class _Exporter:
                 why = "it updates a Parameter (ONNX graphs hold no state)"
             elif opdef.effects == "random":
                 why = "it draws random numbers (ONNX Runtime's would differ)"
+            elif opdef.effects == "collective":
+                why = ("it is a collective operation across processes (ONNX has no "
+                       "collectives; export the model a single process runs)")
             elif opdef.effects == "io":
                 why = "it prints (ONNX has no output besides the graph's results)"
             elif fn is None:

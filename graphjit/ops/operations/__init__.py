@@ -10,6 +10,7 @@ from .random_ops import *  # noqa: F401,F403
 from .other_ops import *  # noqa: F401,F403
 from .debug_ops import *  # noqa: F401,F403
 from .custom_ops import *  # noqa: F401,F403
+from .comm_ops import *  # noqa: F401,F403
 from ..deprecated import TensorAdd, Pack, GatherV2, DynamicShape  # noqa: F401
 
 __all__ = ["Primitive", "ZerosLike", "OnesLike", "Flatten", "TensorShape", "Shape", "Rank", "Size",
@@ -31,5 +32,6 @@ __all__ = ["Primitive", "ZerosLike", "OnesLike", "Flatten", "TensorShape", "Shap
            "KLDivLoss", "Softmax", "LogSoftmax", "Elu", "OneHot", "BiasAdd", "L2Normalize",
            "ApplyGradientDescent", "ApplyMomentum", "ApplyAdagrad", "Adam", "SGD",
            "StandardNormal", "UniformReal", "StopGradient", "Depend", "Identity", "MakeTuple",
-           "TupleGetItem", "Assign", "Print", "CustomOp", "register_op", "call_op", "TensorAdd",
+           "TupleGetItem", "Assign", "Print", "ReduceOp", "AllReduce", "AllGather", "Broadcast",
+           "ReduceScatter", "CustomOp", "register_op", "call_op", "TensorAdd",
            "Pack", "GatherV2", "DynamicShape"]
