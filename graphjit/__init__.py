@@ -15,6 +15,8 @@ from .ir.errors import (GraphJitError, ShapeJoinError, TypeJoinError, Unsupporte
 from .context import GRAPH_MODE, PYNATIVE_MODE, set_context, get_context
 from .common.tensor import Tensor, TensorSpec
 from .common.parameter import Parameter, mutable
+from .context import ParallelMode, set_auto_parallel_context, get_auto_parallel_context, \
+    reset_auto_parallel_context
 from . import ops, nn, common
 from .common.initializer import set_seed, get_seed
 from .jit.api import jit, jit_class, explain
@@ -36,7 +38,8 @@ int_ = int64
 __version__ = "0.1.0"
 
 __all__ = ["Tensor", "TensorSpec", "Parameter", "mutable", "GRAPH_MODE", "PYNATIVE_MODE", "set_context",
-           "get_context", "jit", "jit_class", "compile", "import_model", "explain",
+           "get_context", "ParallelMode", "set_auto_parallel_context",
+           "get_auto_parallel_context", "reset_auto_parallel_context", "jit", "jit_class", "compile", "import_model", "explain",
            "CompiledModel", "InferRequest", "nn", "ops", "set_seed", "get_seed", "bool_",
            "int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64", "ShapeJoinError",
            "TypeJoinError", "UnsupportedSyntaxError", "UndefinedVariableError", "Model",

@@ -5,7 +5,8 @@ from typing import Any
 
 
 __all__ = ["GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context", "compiler",
-           "install_compiler"]
+           "install_compiler", "ParallelMode", "set_auto_parallel_context",
+           "get_auto_parallel_context", "reset_auto_parallel_context"]
 
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1
@@ -88,6 +89,92 @@ def reset_context() -> None:
     _context.update(_DEFAULTS)
 
 
+
+# -- the parallel context (MindSpore's set_auto_parallel_context) --------------------------
+class ParallelMode:
+    """How a job of several processes trains: STAND_ALONE (each process alone) or
+    DATA_PARALLEL (each holds the whole model and its own shard of the data; the
+    gradients are all-reduced before each update). MindSpore's model-parallel modes
+    (SEMI_AUTO_PARALLEL, AUTO_PARALLEL, HYBRID_PARALLEL) are named but not supported."""
+    STAND_ALONE = "stand_alone"
+    DATA_PARALLEL = "data_parallel"
+    HYBRID_PARALLEL = "hybrid_parallel"
+    SEMI_AUTO_PARALLEL = "semi_auto_parallel"
+    AUTO_PARALLEL = "auto_parallel"
+    MODE_LIST = [STAND_ALONE, DATA_PARALLEL, HYBRID_PARALLEL, SEMI_AUTO_PARALLEL,
+                 AUTO_PARALLEL]
+
+
+_PARALLEL_DEFAULTS = {
+    "parallel_mode": ParallelMode.STAND_ALONE,
+    "gradients_mean": False,
+    "device_num": 1,             # 1 (unset): the group's size when the reducer is made
+    "global_rank": 0,
+    "parameter_broadcast": True,
+    # the size in bytes of the buckets DistributedGradReducer fuses gradients into
+    # (one all-reduce per bucket); 0: one all-reduce per gradient
+    "comm_fusion_threshold": 25 * 1024 * 1024,
+    # accepted for MindSpore compatibility; they change nothing here
+    "gradient_fp32_sync": True,
+    "loss_repeated_mean": True,
+    "search_mode": "dynamic_programming",
+    "strategy_ckpt_load_file": "",
+    "strategy_ckpt_save_file": "",
+    "full_batch": False,
+    "enable_parallel_optimizer": False,
+    "all_reduce_fusion_config": [],
+    "pipeline_stages": 1,
+    "grad_accumulation_step": 1,
+    "dataset_strategy": "data_parallel",
+}
+_parallel = dict(_PARALLEL_DEFAULTS)
+
+
+def set_auto_parallel_context(**kwargs: Any) -> None:
+    """Set the parallel options: parallel_mode (ParallelMode.STAND_ALONE or
+    DATA_PARALLEL), gradients_mean (average the all-reduced gradients), device_num,
+    global_rank, parameter_broadcast (Parameters from rank 0 when training starts),
+    comm_fusion_threshold (bucket size in bytes); MindSpore's other options are accepted.
+
+    Raises:
+        ValueError: an unknown option or a bad value; a model-parallel mode.
+    """
+    for k, v in kwargs.items():
+        if k not in _PARALLEL_DEFAULTS:
+            raise ValueError(f"set_auto_parallel_context: unknown option '{k}'; the options "
+                             f"are {', '.join(sorted(_PARALLEL_DEFAULTS))}")
+        if k == "parallel_mode":
+            if v not in ParallelMode.MODE_LIST:
+                raise ValueError(f"set_auto_parallel_context: parallel_mode must be one of "
+                                 f"{ParallelMode.MODE_LIST}, got {v!r}")
+            if v not in (ParallelMode.STAND_ALONE, ParallelMode.DATA_PARALLEL):
+                raise ValueError(f"set_auto_parallel_context: parallel_mode {v!r} (model "
+                                 f"parallelism) is not supported by graphjit; use "
+                                 f"ParallelMode.DATA_PARALLEL")
+        if k in ("gradients_mean", "parameter_broadcast", "full_batch") and \
+                not isinstance(v, bool):
+            raise ValueError(f"set_auto_parallel_context: {k} must be True or False, got {v!r}")
+        if k in ("device_num", "global_rank", "comm_fusion_threshold") and (
+                isinstance(v, bool) or not isinstance(v, int) or v < (1 if k == "device_num"
+                                                                      else 0)):
+            raise ValueError(f"set_auto_parallel_context: {k} must be a "
+                             f"{'positive' if k == 'device_num' else 'non-negative'} int, "
+                             f"got {v!r}")
+        _parallel[k] = v
+
+
+def get_auto_parallel_context(attr_key: str) -> Any:
+    """The value of one parallel option (see set_auto_parallel_context)."""
+    try:
+        return _parallel[attr_key]
+    except KeyError:
+        raise ValueError(f"get_auto_parallel_context: unknown option '{attr_key}'") from None
+
+
+def reset_auto_parallel_context() -> None:
+    """Every parallel option back to its default (STAND_ALONE)."""
+    _parallel.clear()
+    _parallel.update(_PARALLEL_DEFAULTS)
 
 
 # -- the compiler, as the layers below it reach it ----------------------------------------

@@ -11,6 +11,13 @@ Only what training scripts commonly use: NumpySlicesDataset, GeneratorDataset (a
 generator function, or a source with __getitem__ and __len__), batch, shuffle, map
 (Python callables on a column), create_tuple_iterator, create_dict_iterator,
 get_dataset_size, get_col_names. Shuffling draws from config.set_seed's generator.
+
+Sharding for data-parallel training, as MindSpore's DistributedSampler:
+`NumpySlicesDataset(data, num_shards=get_group_size(), shard_id=get_rank())` gives
+shard k the rows k, k + num_shards, k + 2 * num_shards, ... of the (shuffled) order,
+ceil(rows / num_shards) of them (wrapping around to the first rows, so that every
+shard has as many). Every process shuffles with the same seed, so the shards split
+one permutation.
 """
 from __future__ import annotations
 
@@ -134,6 +141,33 @@ def _batches(rows, n, drop):
         yield tuple(np.stack(col) for col in zip(*buf))
 
 
+def _check_shards(cls: str, num_shards, shard_id):
+    """(num_shards, shard_id), both None when not sharding."""
+    if num_shards is None and shard_id is None:
+        return None, None
+    if num_shards is None or shard_id is None:
+        raise ValueError(f"{cls}: num_shards and shard_id must be given together, got "
+                         f"num_shards={num_shards!r}, shard_id={shard_id!r}")
+    for name, v in (("num_shards", num_shards), ("shard_id", shard_id)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise TypeError(f"{cls}: {name} must be an int, got {v!r}")
+    if num_shards < 1:
+        raise ValueError(f"{cls}: num_shards must be positive, got {num_shards}")
+    if not 0 <= shard_id < num_shards:
+        raise ValueError(f"{cls}: shard_id must be in [0, {num_shards - 1}], got {shard_id}")
+    return int(num_shards), int(shard_id)
+
+
+def _shard(order, num_shards, shard_id):
+    """The indices of shard `shard_id` of `order` (MindSpore's DistributedSampler)."""
+    order = list(order)
+    if num_shards is None or not order:
+        return order
+    n = len(order)
+    per = -(-n // num_shards)
+    return [order[(num_shards * k + shard_id) % n] for k in range(per)]
+
+
 def _shuffled(rows):
     order = config.rng.permutation(len(rows))
     return [rows[i] for i in order]
@@ -143,7 +177,8 @@ class NumpySlicesDataset(Dataset):
     """Rows sliced along axis 0 of each column: data is an array, a tuple or list of
     arrays (one per column) or a dict of column name to array."""
 
-    def __init__(self, data, column_names=None, num_samples=None, shuffle=None, **kwargs):
+    def __init__(self, data, column_names=None, num_samples=None, shuffle=None,
+                 num_shards=None, shard_id=None, **kwargs):
         if isinstance(data, dict):
             column_names = column_names or list(data)
             cols = [np.asarray(v) for v in data.values()]
@@ -158,9 +193,11 @@ class NumpySlicesDataset(Dataset):
         super().__init__(column_names)
         self.cols, self.n = cols, n.pop()
         self.num_samples, self.shuffle_rows = num_samples, bool(shuffle)
+        self.shards = _check_shards("NumpySlicesDataset", num_shards, shard_id)
 
     def _rows(self):
         order = config.rng.permutation(self.n) if self.shuffle_rows else range(self.n)
+        order = _shard(order, *self.shards)
         count = 0
         for i in order:
             if self.num_samples is not None and count >= self.num_samples:
@@ -174,17 +211,24 @@ class GeneratorDataset(Dataset):
     object with __getitem__ and __len__ (then shuffled unless shuffle=False)."""
 
     def __init__(self, source, column_names=None, column_types=None, schema=None,
-                 num_samples=None, num_parallel_workers=1, shuffle=None, **kwargs):
+                 num_samples=None, num_parallel_workers=1, shuffle=None, num_shards=None,
+                 shard_id=None, **kwargs):
         super().__init__(column_names)
         self.source, self.num_samples = source, num_samples
         random_access = hasattr(source, "__getitem__") and hasattr(source, "__len__")
         self.shuffle_rows = random_access and (shuffle is None or bool(shuffle))
+        self.shards = _check_shards("GeneratorDataset", num_shards, shard_id)
+        if self.shards[0] is not None and not random_access:
+            raise ValueError("GeneratorDataset: num_shards and shard_id need a source with "
+                             "__getitem__ and __len__ (a generator cannot be split into "
+                             "shards)")
 
     def _rows(self):
         src = self.source
         if hasattr(src, "__getitem__") and hasattr(src, "__len__"):
             order = config.rng.permutation(len(src)) if self.shuffle_rows else \
                 range(len(src))
+            order = _shard(order, *self.shards)
             it = (src[int(i)] for i in order)
         else:
             it = iter(src() if callable(src) else src)

@@ -3,7 +3,12 @@ load_param_into_net, over MindSpore's own `.ckpt` format (graphjit.train.ckpt_fo
 the protobuf Checkpoint message, read and written by hand), so checkpoints move both
 ways between MindSpore and graphjit. Entries are keyed on Parameter.name (the full cell
 path, `layer1.0.conv1.weight`). Older graphjit checkpoints (a numpy .npz under a .ckpt
-name) are still read; nothing on load executes code (no pickle)."""
+name) are still read; nothing on load executes code (no pickle).
+
+A checkpoint is written to a temporary file beside it and renamed into place, so a
+reader never sees half of one (nor does a crash leave half of one behind). In a
+data-parallel job (graphjit.communication.init under mpirun) only rank 0 writes:
+every process holds the same Parameters."""
 from __future__ import annotations
 
 import os
@@ -12,12 +17,13 @@ from collections import OrderedDict
 import numpy as np
 
 from ..ir.errors import ModelFileError
+from ..ir.defs.collective import WORLD_GROUP, communicator
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
 from ..nn import Cell
 from .ckpt_format import decode_checkpoint, encode_checkpoint
 
-__all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net"]
+__all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net", "write_atomically"]
 
 _ZIP = b"PK\x03\x04"       # an .npz (graphjit's checkpoints before the .ckpt format)
 
@@ -93,10 +99,26 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
         items[name] = _value(name, v)
     data = encode_checkpoint(items, crc_check=bool(crc_check))
     path = _path(ckpt_file_name)
-    tmp = path + ".tmp"
-    with open(tmp, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
+    if communicator(WORLD_GROUP).rank != 0:
+        return          # data-parallel: rank 0 writes what every process holds
+    write_atomically(path, lambda f: f.write(data))
+
+
+def write_atomically(path: str, write) -> None:
+    """write(file) into a temporary file beside path (named after this process, so two
+    writers never share one), then rename it to path; nothing is left on failure."""
+    directory = os.path.dirname(os.path.abspath(path))
+    tmp = os.path.join(directory, f".{os.path.basename(path)}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
 
 
 def _read(path, crc_check):

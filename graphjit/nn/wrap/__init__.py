@@ -1,4 +1,6 @@
-"""MindSpore's `mindspore.nn.wrap`: the training wrappers (cell_wrapper.py)."""
+"""MindSpore's `mindspore.nn.wrap`: the training wrappers (cell_wrapper.py) and the
+data-parallel gradient reducer (grad_reducer.py)."""
 from .cell_wrapper import *  # noqa: F401,F403
+from .grad_reducer import DistributedGradReducer  # noqa: F401
 
-__all__ = ["WithLossCell", "WithEvalCell", "TrainOneStepCell"]
+__all__ = ["WithLossCell", "WithEvalCell", "TrainOneStepCell", "DistributedGradReducer"]

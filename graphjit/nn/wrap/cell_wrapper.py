@@ -8,6 +8,7 @@ from ... import ops
 from ...ops.function.grad.grad_func import GradFunction
 from ..cell import Cell
 from ..layer.basic import Identity
+from .grad_reducer import data_parallel_reducer
 
 __all__ = ["WithLossCell", "WithEvalCell", "TrainOneStepCell"]
 
@@ -74,6 +75,12 @@ class TrainOneStepCell(Cell):
         self.sens = float(sens)
         self.return_grad = bool(return_grad)
         self.grad_reducer = Identity()
+        # DATA_PARALLEL: Parameters from rank 0, gradients all-reduced (MindSpore's
+        # reducer_flag)
+        reducer = data_parallel_reducer(network, self.weights)
+        self.reducer_flag = reducer is not None
+        if reducer is not None:
+            self.grad_reducer = reducer
 
     def construct(self, *inputs):
         loss, grads = self.value_and_grad(*inputs)
