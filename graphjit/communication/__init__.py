@@ -10,11 +10,13 @@ from .management import (GlobalComm, HCCL_WORLD_COMM_GROUP, MCCL_WORLD_COMM_GROU
                          get_world_rank_from_group_rank, init, is_initialized,
                          launched_by_mpi, release, set_timeout)
 from .mpi_world import CollectiveTimeoutError, PeerFailedError
+from ..ir.uniformity import CollectiveControlError
 
 __all__ = ["init", "release", "get_rank", "get_group_size", "get_local_rank",
            "get_local_rank_size", "create_group", "destroy_group",
            "get_group_rank_from_world_rank", "get_world_rank_from_group_rank",
            "get_process_group_ranks", "set_timeout", "is_initialized", "launched_by_mpi",
            "GlobalComm", "HCCL_WORLD_COMM_GROUP", "NCCL_WORLD_COMM_GROUP",
-           "MCCL_WORLD_COMM_GROUP", "PeerFailedError", "CollectiveTimeoutError"]
+           "MCCL_WORLD_COMM_GROUP", "PeerFailedError", "CollectiveTimeoutError",
+           "CollectiveControlError"]
 

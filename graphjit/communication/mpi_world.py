@@ -52,6 +52,16 @@ def _mpi():
     return MPI
 
 
+def _peer_failure(e: BaseException):
+    """The PeerFailedError that caused e (graph runs wrap what a kernel raises)."""
+    seen = 0
+    while e is not None and seen < 20:
+        if isinstance(e, PeerFailedError):
+            return e
+        e, seen = e.__cause__ or e.__context__, seen + 1
+    return None
+
+
 class MPIWorld:
     """A communicator (graphjit.ir.defs.collective's protocol) over an MPI
     communicator: rank, size, all_reduce, all_gather, broadcast, reduce_scatter."""
@@ -180,8 +190,12 @@ class MPIWorld:
 
         def hook(etype, value, tb):
             previous(etype, value, tb)
-            if not isinstance(value, (PeerFailedError, KeyboardInterrupt)):
+            peer = _peer_failure(value)
+            if peer is not None:
+                sys.stderr.write(f"graphjit.communication: {peer}\n")
+            else:
                 last = "".join(traceback.format_exception_only(etype, value)).strip()
+                last = last.splitlines()[0] if last else etype.__name__
                 sys.stderr.write(f"graphjit.communication: rank {world.rank} failed: "
                                  f"{last}\n")
                 sys.stderr.flush()
@@ -193,6 +207,8 @@ class MPIWorld:
         sys.excepthook = hook
         if threading.current_thread() is threading.main_thread():
             def on_term(signum, frame):
+                if world.failed:    # this one failed (and said so) or stops for another
+                    os._exit(1)
                 gone = world.gone()
                 who = ", ".join(f"rank {r} (pid {world.peers[r][1]})" for r in gone) \
                     if gone else "another process (none of this machine's is gone)"

@@ -18,6 +18,7 @@ from .bindings import StateBinding
 from ..ir.dtypes import as_dtype
 from ..ir.graph import Graph
 from ..ir.types import TensorType, format_shape
+from ..ir.uniformity import check_collectives
 from ..ir.verifier import verify
 from ..nn import Cell
 from ..passes import optimize
@@ -330,6 +331,7 @@ def build_entry(fn, self_obj, args, kwargs, key, tensors, name, reason) -> Cache
     graph = program.graph
     verify(graph)
     graph = optimize(graph, get_context("optimize_graphs"), get_context("dump_passes"))
+    check_collectives(graph)
     plan = compile_graph(graph)
     for w in program.warnings:
         import warnings as _w

@@ -16,6 +16,7 @@ from ..context import get_context
 from ..frontend.builder import build_function
 from ..frontend.grad_program import assemble, build_grad_program, target_of
 from ..frontend.state import Compiler
+from ..ir.uniformity import check_collectives
 from ..ir.verifier import verify
 from ..passes.pipeline import optimize
 from ..ops.composite.base import _AllInputs
@@ -78,6 +79,7 @@ def call_grad(gf: GradFunction, args, kwargs):
             verify(prog.graph)
             prog.graph = optimize(prog.graph, get_context("optimize_graphs"),
                                   get_context("dump_passes"))
+            check_collectives(prog.graph)
             state = StateBinding(prog.graph, prog.state_slots) if any(
                 not p.type.is_tensor for p in prog.graph.params) else None
             entry = CacheEntry(key, prog.graph, compile_graph(prog.graph), prog,
