@@ -7,14 +7,16 @@ import pytest
 from optional import EXTRA_DIRS
 
 import graphjit as ms
-from graphjit.context import reset_context
+from graphjit.context import reset_auto_parallel_context, reset_context
 
 
 @pytest.fixture(autouse=True)
 def _fresh_context():
     reset_context()
+    reset_auto_parallel_context()
     yield
     reset_context()
+    reset_auto_parallel_context()
 
 
 _TESTS = pathlib.Path(__file__).parent

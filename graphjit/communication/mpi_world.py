@@ -127,7 +127,7 @@ class MPIWorld:
     @staticmethod
     def _wire(x: np.ndarray) -> np.ndarray:
         """x in a dtype MPI reduces (float16 travels as float32)."""
-        x = np.ascontiguousarray(x)
+        x = x if x.flags.c_contiguous else np.array(x, order="C")
         return x.astype(np.float32) if x.dtype == np.float16 else x
 
     def all_reduce(self, x, op, where):

@@ -181,13 +181,19 @@ def _broadcast_infer(ts, attrs):
     return _with_token(t, tok)
 
 
+def _contiguous(x):
+    """x as a C-contiguous array of its own shape (np.ascontiguousarray makes 0-d 1-d)."""
+    x = np.asarray(x)
+    return x if x.flags.c_contiguous else np.array(x, order="C")
+
+
 def _factory(run):
     def factory(in_types, out_types, attrs):
         dtype = out_types[0].dtype.np
         group, where = attrs["group"], attrs.get("name") or ""
 
         def k(x, *tok):
-            out = np.asarray(run(communicator(group), np.ascontiguousarray(x), attrs, where),
+            out = np.asarray(run(communicator(group), _contiguous(x), attrs, where),
                              dtype=dtype)
             return (out, tok[0]) if tok else out
         return k

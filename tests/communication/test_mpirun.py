@@ -1,0 +1,108 @@
+"""Data-parallel training launched as users launch it, `mpirun -n N python script.py`, on
+loopback: N processes each on its shard of every batch end with the Parameters one
+process gets on the whole batch; a process that dies or raises stops the others with
+an error naming it. Skipped when mpirun or mpi4py is missing."""
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MPIRUN = shutil.which("mpirun")
+
+pytestmark = [
+    pytest.mark.skipif(MPIRUN is None, reason="needs mpirun (apt-get install openmpi-bin)"),
+    pytest.mark.skipif(importlib.util.find_spec("mpi4py") is None,
+                       reason="needs mpi4py (pip install 'graphjit[mpi]')"),
+]
+
+# loopback only; root may launch (CI containers run as root); 4 ranks on 2 cores
+MPI_ARGS = ["--oversubscribe", "--mca", "btl", "self,tcp", "--mca", "btl_tcp_if_include", "lo",
+            "--mca", "oob_tcp_if_include", "lo"]
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+           OMPI_MCA_rmaps_base_oversubscribe="1")
+
+
+def mpirun(n, script, *args, timeout=120):
+    """(return code, combined output, seconds) of `mpirun -n n python script args`."""
+    t0 = time.monotonic()
+    p = subprocess.run([MPIRUN, "-n", str(n)] + MPI_ARGS + [sys.executable,
+                                                             os.path.join(HERE, script),
+                                                             *map(str, args)],
+                       env=ENV, capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout + p.stderr, time.monotonic() - t0
+
+
+def plain(script, *args):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_"))}
+    p = subprocess.run([sys.executable, os.path.join(HERE, script), *map(str, args)], env=env,
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr
+
+
+@pytest.fixture(scope="module")
+def references(tmp_path_factory):
+    """One process on the whole batch, per (model, mode)."""
+    d = tmp_path_factory.mktemp("ref")
+    out = {}
+    for model in ("cnn", "rnn"):
+        for mode in ("graph", "pynative"):
+            prefix = d / f"{model}-{mode}"
+            plain("dp_worker.py", model, mode, prefix)
+            with np.load(f"{prefix}.rank0.npz") as z:
+                out[model, mode] = {k: z[k] for k in z.files}
+    return out
+
+
+@pytest.mark.parametrize("n", [2, 4])
+@pytest.mark.parametrize("model", ["cnn", "rnn"])
+@pytest.mark.parametrize("mode", ["graph", "pynative"])
+def test_data_parallel_steps_give_the_parameters_of_one_process_on_the_whole_batch(
+        references, tmp_path, n, model, mode):
+    prefix = tmp_path / "dp"
+    rc, out, _ = mpirun(n, "dp_worker.py", model, mode, prefix)
+    assert rc == 0, out
+    ref = references[model, mode]
+    for rank in range(n):
+        with np.load(f"{prefix}.rank{rank}.npz") as z:
+            assert sorted(z.files) == sorted(ref)
+            for name in ref:
+                np.testing.assert_allclose(z[name], ref[name], rtol=1e-5, atol=1e-7,
+                                           err_msg=f"rank {rank} of {n}: {name}")
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_collectives_and_their_gradients_and_buckets_under_mpirun(n):
+    rc, out, _ = mpirun(n, "collectives_worker.py")
+    assert rc == 0, out
+    assert sorted(line.split()[-1] for line in out.splitlines()
+                  if line.startswith("ok ")) == [str(r) for r in range(n)], out
+
+
+def test_a_killed_rank_stops_the_others_with_its_rank_named(tmp_path):
+    rc, out, seconds = mpirun(3, "dp_worker.py", "cnn", "graph", tmp_path / "k",
+                              "--kill-rank", 1, timeout=90)
+    assert rc != 0
+    assert seconds < 60
+    # each survivor says which rank is gone before it exits (and so does mpirun)
+    for survivor in (0, 2):
+        assert f"rank {survivor} stopped by the launcher: rank 1 (pid" in out, out
+    assert not any((tmp_path / f"k.rank{r}.npz").exists() for r in range(3))
+
+
+def test_a_rank_that_raises_stops_the_others_with_its_rank_and_error_named(tmp_path):
+    rc, out, seconds = mpirun(3, "dp_worker.py", "cnn", "pynative", tmp_path / "r",
+                              "--raise-rank", 2, timeout=90)
+    assert rc != 0
+    assert seconds < 60
+    assert "rank 2 failed: ValueError: the data of this process is broken" in out, out
+    for survivor in (0, 1):
+        assert (f"rank {survivor}: stopping because rank 2 failed: ValueError: the data of "
+                f"this process is broken") in out, out
