@@ -74,6 +74,7 @@ class MPIWorld:
         self.timeout = timeout
         self.root = root or self              # the world: its error channel and peers
         self.issued = 0                       # collectives issued (named in errors)
+        self.seconds = 0.0                    # spent waiting for them (for benchmarks)
         self._ops = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN, "prod": MPI.PROD}
         if root is None:
             self.errors = comm.Dup()           # error reports travel apart from the data
@@ -85,8 +86,15 @@ class MPIWorld:
     # -- waiting -------------------------------------------------------------------------
     def _wait(self, req, what: str) -> None:
         self.issued += 1
+        t0 = time.perf_counter()
+        try:
+            self._poll(req, what)
+        finally:
+            self.seconds += time.perf_counter() - t0
+
+    def _poll(self, req, what: str) -> None:
         deadline = time.monotonic() + self.timeout
-        pause = 0.0
+        pause, polls = 0.0, 0
         while not req.Test():
             self.root.check_reports()
             if time.monotonic() > deadline:
@@ -97,8 +105,10 @@ class MPIWorld:
                     + (f"; gone: {', '.join(f'rank {r}' for r in gone)}" if gone else
                        "; some process of the group did not issue it (a process that "
                        "hangs, or processes issuing different collectives)"))
-            time.sleep(pause)
-            pause = min(pause + 0.0001, 0.002)
+            time.sleep(pause)       # yield first; back off to 1 ms while others compute
+            polls += 1
+            if polls > 20:
+                pause = min(pause + 0.0001, 0.001)
 
     def check_reports(self) -> None:
         """Raise PeerFailedError if another process reported a failure."""
