@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from typing import Dict, List, Optional
 
+from ..extras import install_hint
 from ..ir.defs import collective as _coll
 
 __all__ = ["init", "release", "get_rank", "get_group_size", "get_local_rank",
@@ -83,10 +84,10 @@ def init(backend_name: Optional[str] = None) -> None:
             from mpi4py import MPI
         except ImportError as e:
             raise ImportError(
-                "graphjit.communication.init: this process was launched by an MPI launcher "
-                "but mpi4py is not installed; install the extra: pip install 'graphjit[mpi]' "
-                "(from a checkout: pip install -e '.[mpi]'), which needs an MPI library "
-                "(Debian/Ubuntu: apt-get install openmpi-bin libopenmpi-dev)") from e
+                f"graphjit.communication.init: this process was launched by an MPI launcher "
+                f"but mpi4py is not installed: it is the optional extra 'mpi'. Install it "
+                f"with: {install_hint('mpi')}; it needs an MPI library (Debian/Ubuntu: "
+                f"apt-get install openmpi-bin libopenmpi-dev)") from e
         from .mpi_world import DEFAULT_TIMEOUT, MPIWorld
         world = MPIWorld(MPI.COMM_WORLD.Dup(), _State.timeout or DEFAULT_TIMEOUT)
         world.install_fault_handlers()

@@ -20,7 +20,7 @@ MPIRUN = shutil.which("mpirun")
 pytestmark = [
     pytest.mark.skipif(MPIRUN is None, reason="needs mpirun (apt-get install openmpi-bin)"),
     pytest.mark.skipif(importlib.util.find_spec("mpi4py") is None,
-                       reason="needs mpi4py (pip install 'graphjit[mpi]')"),
+                       reason="needs the optional extra 'mpi': pip install -e '.[mpi]'"),
 ]
 
 # loopback only; root may launch (CI containers run as root); 4 ranks on 2 cores
