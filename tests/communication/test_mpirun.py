@@ -106,3 +106,21 @@ def test_a_rank_that_raises_stops_the_others_with_its_rank_and_error_named(tmp_p
     for survivor in (0, 1):
         assert (f"rank {survivor}: stopping because rank 2 failed: ValueError: the data of "
                 f"this process is broken") in out, out
+
+
+def test_a_collective_the_others_never_issue_times_out_naming_it():
+    rc, out, seconds = mpirun(2, "timeout_worker.py", timeout=90)
+    assert rc != 0 and seconds < 30
+    assert "CollectiveTimeoutError: rank 0: AllReduce(op='sum') (collective #1 of this " \
+           "process) did not complete within 2 s" in out, out
+
+
+def test_the_data_parallel_tutorial_under_mpirun():
+    tutorial = os.path.join(HERE, "..", "..", "tutorials", "09_data_parallel.py")
+    env = dict(ENV, PYTHONPATH=os.pathsep.join(
+        [os.path.abspath(os.path.join(HERE, "..", ".."))] + sys.path))
+    p = subprocess.run([MPIRUN, "-n", "2"] + MPI_ARGS + [sys.executable, tutorial], env=env,
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr
+    sums = [line for line in p.stdout.splitlines() if "Parameter checksum" in line]
+    assert len(sums) == 2 and len({line.split("checksum ")[1].split()[0] for line in sums}) == 1

@@ -191,10 +191,17 @@ def _factory(run):
     def factory(in_types, out_types, attrs):
         dtype = out_types[0].dtype.np
         group, where = attrs["group"], attrs.get("name") or ""
+        built = communicator(group).size    # the output types were inferred for it
 
         def k(x, *tok):
-            out = np.asarray(run(communicator(group), _contiguous(x), attrs, where),
-                             dtype=dtype)
+            comm = communicator(group)
+            if comm.size != built:
+                raise RuntimeError(
+                    f"{where or 'the collective'}: this graph was built for a group "
+                    f"{group!r} of {built} process(es) but it now has {comm.size}; build it "
+                    f"again after graphjit.communication.init() (call init() before the "
+                    f"first call of a model with collectives)")
+            out = np.asarray(run(comm, _contiguous(x), attrs, where), dtype=dtype)
             return (out, tok[0]) if tok else out
         return k
     return factory
