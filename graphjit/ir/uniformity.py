@@ -17,9 +17,11 @@ blocks. So
     if loss > 1.0:                      # this process's loss: refused at build time
         x = ops.AllReduce()(x)
 
-Conditions on Python values (get_rank() included) are folded while the graph is
-built and never reach this check: each process builds the branch it takes, as eager
-execution runs it.
+Conditions on Python values (get_rank() included) and on static shapes are folded
+while the graph is built and never reach this check: each process builds the branch it
+takes, as eager execution runs it. A Loop over the slices of a tensor whose length
+along that axis is unknown when the graph is built (a dynamic dim) stops where this
+process's data ends: not uniform.
 """
 from __future__ import annotations
 
@@ -108,6 +110,19 @@ class _Check:
         b = self.graph(else_g, ins[1:], report)
         return [cond and x and y for x, y in zip(a, b)]
 
+    @staticmethod
+    def _static_slices(n: Node) -> bool:
+        """Whether the inputs the Loop slices have a known length along their axis (a
+        length known when the graph is built is a build-time value, as a constant is;
+        an unknown one comes from this process's data and may stop it early)."""
+        for li, bp, axis in n.attrs["input_map"]:
+            if axis is None:
+                continue
+            shape = n.inputs[li].type.shape
+            if shape is None or shape[axis] is None:
+                return False
+        return True
+
     def loop(self, n: Node, ins, report) -> List[bool]:
         body: Graph = n.attrs["body"]
         back = {bp: ri for ri, bp in n.attrs["back_edges"]}
@@ -126,7 +141,7 @@ class _Check:
                     params[bp], changed = False, True
             if not changed:
                 break
-        control = ins[0] and ins[1] and res[cr]
+        control = ins[0] and ins[1] and res[cr] and self._static_slices(n)
         if report and not control and self.collective_in(body) is not None:
             self._refuse(n, "a loop", body)
         if report:

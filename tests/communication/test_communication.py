@@ -333,3 +333,25 @@ def test_onnx_export_refuses_collectives(tmp_path):
     import graphjit.onnx as gonnx
     with pytest.raises(Exception, match="collective operation across processes"):
         gonnx.export(AllOps(), str(tmp_path / "m.onnx"), ms.TensorSpec((4, 2), ms.float32))
+
+
+class OverSteps(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.ar = ops.AllReduce()
+
+    def construct(self, xs):
+        h = ops.zeros((2,), ms.float32)
+        for x in xs:
+            h = self.ar(h + x)
+        return h
+
+
+def test_a_loop_over_a_tensor_of_unknown_length_may_not_hold_collectives():
+    net = OverSteps()
+    xs = np.ones((3, 2), f32)
+    np.testing.assert_array_equal(net(ms.Tensor(xs)).asnumpy(), [3.0, 3.0])  # length 3
+    dyn = OverSteps()
+    dyn.set_inputs(ms.Tensor(shape=[None, 2], dtype=ms.float32))
+    with pytest.raises(comm.CollectiveControlError, match="inside a loop"):
+        dyn(ms.Tensor(xs))
