@@ -10,8 +10,8 @@ version common.IR_VERSION), checked with onnx.checker and written.
 - Parameters (ref inputs, read by `Load`) become initializers named after the
   Parameter, holding its current value; the state token disappears (ONNX runs a
   graph without state, so only reads are exportable).
-- Ops that update state (`effects == "write"`), draw random numbers, print, or
-  have no ONNX form are refused with one OnnxExportError naming every such node
+- Ops that update state (`effects == "write"`), draw random numbers, print, exchange
+  data with other processes (collectives), or have no ONNX form are refused with one OnnxExportError naming every such node
   and the user's line.
 - If and Loop become ONNX If and Loop; graphjit's closed subgraphs read outer
   values through their parameters, and the ONNX bodies read the outer names.
@@ -203,7 +203,7 @@ Around any of these, two regular wrappers (never counted as a pattern of its own
 Refused (OnnxExportError naming each node and line): Assign, AssignAdd,
 AssignSub and the optimizer updates (write state), Dropout, RandomUniform,
 RandomNormal, RandomInt (random: ONNX Runtime's numbers would differ), Print (io),
-integer BitwiseAnd/Or/Xor (opset 18), MaxPool with return_indices, AvgPool with
+AllReduce, AllGather, Broadcast, ReduceScatter (collectives across processes), integer BitwiseAnd/Or/Xor (opset 18), MaxPool with return_indices, AvgPool with
 divisor_override, and a few shape cases (unknown ranks where a pattern needs the
 rank; advanced indexing, the Conv2D and AvgPool gradients of an input whose dims
 are unknown). Valid ONNX that ONNX Runtime has no kernel for is still written

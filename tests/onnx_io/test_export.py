@@ -743,6 +743,7 @@ REFUSED = {
     "Assign", "AssignAdd", "AssignSub", "Adam", "ApplyAdagrad", "ApplyGradientDescent",
     "ApplyMomentum", "SGD",                                 # state updates
     "Dropout", "RandomUniform", "RandomNormal", "RandomInt", "Print",   # random, io
+    "AllReduce", "AllGather", "Broadcast", "ReduceScatter",  # collectives across processes
 }
 
 
