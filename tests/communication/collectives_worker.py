@@ -59,6 +59,17 @@ def main():
         w = float(sum(r + 1 for r in range(size))) + size * 2 * xs[rank]
         np.testing.assert_allclose(g, w, rtol=1e-6, err_msg=f"grad mode {mode}")
 
+        # max: the summed adjoint where this process holds the maximum; prod: the summed
+        # adjoint times the product over x (MindSpore's bprops)
+        g_max = ms.grad(lambda v: ops.AllReduce(ops.ReduceOp.MAX)(v).sum())(x).asnumpy()
+        holds_max = np.asarray(xs[rank] == np.max(xs, 0), np.float32)
+        np.testing.assert_allclose(g_max, size * holds_max, err_msg=f"max grad mode {mode}")
+        small = ms.Tensor(np.float32(rank + 2) * np.ones(3, np.float32))
+        g_prod = ms.grad(lambda v: ops.AllReduce(ops.ReduceOp.PROD)(v).sum())(small).asnumpy()
+        prod = np.prod([r + 2.0 for r in range(size)])
+        np.testing.assert_allclose(g_prod, size * prod / (rank + 2), rtol=1e-6,
+                                   err_msg=f"prod grad mode {mode}")
+
     # a group of ranks 0 and 1
     create_group("pair", [0, 1])
     if rank in (0, 1):
