@@ -50,7 +50,8 @@ def _run(prim: str, x, **attrs):
 
 def all_reduce(x, op=ReduceOp.SUM, group=WORLD_GROUP):
     """x reduced over the processes of the group; every process gets the result."""
-    return _run("AllReduce", x, reduction=_reduce_op("AllReduce", op), group=_group("AllReduce", group))
+    return _run("AllReduce", x, reduction=_reduce_op("AllReduce", op),
+                group=_group("AllReduce", group))
 
 
 def all_gather(x, group=WORLD_GROUP):
