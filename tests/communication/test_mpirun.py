@@ -91,9 +91,12 @@ def test_a_killed_rank_stops_the_others_with_its_rank_named(tmp_path):
                               "--kill-rank", 1, timeout=90)
     assert rc != 0
     assert seconds < 60
-    # each survivor says which rank is gone before it exits (and so does mpirun)
-    for survivor in (0, 2):
-        assert f"rank {survivor} stopped by the launcher: rank 1 (pid" in out, out
+    # mpirun names the rank, and the survivors (waiting in the all-reduce when mpirun
+    # terminates them) say which one is gone before they exit (mpirun escalates to
+    # SIGKILL after a while, so on a loaded machine one of them may not get to say it)
+    assert "process rank 1 with PID" in out, out
+    said = [s for s in (0, 2) if f"rank {s} stopped by the launcher: rank 1 (pid" in out]
+    assert said, out
     assert not any((tmp_path / f"k.rank{r}.npz").exists() for r in range(3))
 
 
