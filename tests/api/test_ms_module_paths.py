@@ -44,6 +44,7 @@ MODULES = {
     "nn.dynamic_lr": ("exponential_decay_lr natural_exp_decay_lr inverse_decay_lr "
                       "cosine_decay_lr polynomial_decay_lr piecewise_constant_lr warmup_lr"),
     "nn.wrap.cell_wrapper": "WithLossCell WithEvalCell TrainOneStepCell",
+    "nn.wrap.grad_reducer": "DistributedGradReducer",
     "nn.metrics": "Metric Accuracy Loss MAE MSE get_metric_fn names",
     "train.metrics": "Metric Accuracy Loss MAE MSE get_metric_fn names",
     "ops.primitive": "Primitive constexpr",
@@ -109,6 +110,7 @@ MODULES = {
     "ops.operations.random_ops": "StandardNormal UniformReal",
     "ops.operations.other_ops": "StopGradient Depend Identity MakeTuple TupleGetItem Assign",
     "ops.operations.debug_ops": "Print",
+    "ops.operations.comm_ops": "ReduceOp AllReduce AllGather Broadcast ReduceScatter",
     "ops.deprecated": "TensorAdd Pack GatherV2 DynamicShape",
     "common.dtype": ("DType as_dtype bool_ float16 float32 float64 int8 int16 int32 int64 uint8 "
                      "float_ int_ half double"),
@@ -118,6 +120,12 @@ MODULES = {
                            "XavierUniform Zero One Constant TruncatedNormal HeNormal "
                            "XavierNormal"),
     "common.api": "jit jit_class ms_function",
+    "communication.management": ("init release get_rank get_group_size get_local_rank "
+                                 "get_local_rank_size create_group destroy_group "
+                                 "get_group_rank_from_world_rank get_world_rank_from_group_rank "
+                                 "get_process_group_ranks GlobalComm"),
+    "context": ("ParallelMode set_auto_parallel_context get_auto_parallel_context "
+                "reset_auto_parallel_context set_context get_context"),
 }
 
 # names a module holds without defining them (MindSpore's module re-exports them as well)

@@ -273,7 +273,7 @@ def test_grad_reducer_averages_over_the_processes_in_buckets(two_processes, mode
 
 
 def test_buckets_of_threshold_zero_are_one_per_gradient():
-    from graphjit.nn_parallel import plan_buckets
+    from graphjit.nn.wrap.grad_reducer import plan_buckets
     params = [ms.Parameter(ms.Tensor(np.zeros(3, f32)), name=f"q{i}") for i in range(3)]
     assert plan_buckets(params, 0) == ((0,), (1,), (2,))
     assert plan_buckets(params, 1 << 20) == ((0, 1, 2),)
