@@ -2,7 +2,9 @@
 reference): 5 steps of a small CNN or of an early-stopping RNN, each process on its
 shard of every batch; writes each rank's Parameters to OUT.rank<k>.npz.
 
-    python dp_worker.py cnn graph OUT [--kill-rank R] [--raise-rank R] [--threshold B]
+    python dp_worker.py cnn graph,pynative OUT [--kill-rank R] [--raise-rank R]
+
+writes OUT.<mode>.rank<k>.npz for each mode of the comma-separated list.
 """
 from __future__ import annotations
 
@@ -72,7 +74,7 @@ def batches(kind):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("model", choices=["cnn", "rnn"])
-    ap.add_argument("mode", choices=["graph", "pynative"])
+    ap.add_argument("modes", help="graph, pynative or both: graph,pynative")
     ap.add_argument("out")
     ap.add_argument("--kill-rank", type=int, default=-1)
     ap.add_argument("--raise-rank", type=int, default=-1)
@@ -80,8 +82,13 @@ def main():
     a = ap.parse_args()
 
     init()
+    for mode in a.modes.split(","):
+        train(a, mode)
+
+
+def train(a, mode):
     rank, size = get_rank(), get_group_size()
-    ms.set_context(mode=ms.GRAPH_MODE if a.mode == "graph" else ms.PYNATIVE_MODE)
+    ms.set_context(mode={"graph": ms.GRAPH_MODE, "pynative": ms.PYNATIVE_MODE}[mode])
     ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL,
                                  gradients_mean=True)
     if a.threshold is not None:
@@ -109,7 +116,7 @@ def main():
             raise ValueError("the data of this process is broken")
         step(ms.Tensor(xs), ms.Tensor(ys))
     params = {p.name: p.asnumpy() for p in net.trainable_params()}
-    np.savez(f"{a.out}.rank{rank}.npz", **params)
+    np.savez(f"{a.out}.{mode}.rank{rank}.npz", **params)
 
 
 if __name__ == "__main__":
