@@ -6,7 +6,8 @@ from typing import Any
 
 __all__ = ["GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context", "compiler",
            "install_compiler", "ParallelMode", "set_auto_parallel_context",
-           "get_auto_parallel_context", "reset_auto_parallel_context"]
+           "get_auto_parallel_context", "reset_auto_parallel_context",
+           "auto_parallel_context_is_set"]
 
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1
@@ -108,7 +109,7 @@ class ParallelMode:
 _PARALLEL_DEFAULTS = {
     "parallel_mode": ParallelMode.STAND_ALONE,
     "gradients_mean": False,
-    "device_num": 1,             # 1 (unset): the group's size when the reducer is made
+    "device_num": 1,             # unless set, the group's size is used
     "global_rank": 0,
     "parameter_broadcast": True,
     # the size in bytes of the buckets DistributedGradReducer fuses gradients into
@@ -128,6 +129,7 @@ _PARALLEL_DEFAULTS = {
     "dataset_strategy": "data_parallel",
 }
 _parallel = dict(_PARALLEL_DEFAULTS)
+_parallel_set: set = set()      # the options set_auto_parallel_context was given
 
 
 def set_auto_parallel_context(**kwargs: Any) -> None:
@@ -161,6 +163,13 @@ def set_auto_parallel_context(**kwargs: Any) -> None:
                              f"{'positive' if k == 'device_num' else 'non-negative'} int, "
                              f"got {v!r}")
         _parallel[k] = v
+        _parallel_set.add(k)
+
+
+def auto_parallel_context_is_set(attr_key: str) -> bool:
+    """Whether set_auto_parallel_context set this option (device_num: the group's size
+    is used unless it was set, as MindSpore's _get_device_num)."""
+    return attr_key in _parallel_set
 
 
 def get_auto_parallel_context(attr_key: str) -> Any:
@@ -175,6 +184,7 @@ def reset_auto_parallel_context() -> None:
     """Every parallel option back to its default (STAND_ALONE)."""
     _parallel.clear()
     _parallel.update(_PARALLEL_DEFAULTS)
+    _parallel_set.clear()
 
 
 # -- the compiler, as the layers below it reach it ----------------------------------------

@@ -252,6 +252,10 @@ def test_train_one_step_cell_reduces_only_in_data_parallel_mode(world):
                              nn.SGD(net.trainable_params(), 0.1))
     assert dp.reducer_flag and isinstance(dp.grad_reducer, nn.DistributedGradReducer)
     assert dp.grad_reducer.mean and dp.grad_reducer.degree == 1
+    ms.set_auto_parallel_context(device_num=4)      # MindSpore's degree when it is set
+    dp4 = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()),
+                              nn.SGD(net.trainable_params(), 0.1))
+    assert dp4.grad_reducer.degree == 4
 
 
 @pytest.mark.parametrize("mode", [ms.GRAPH_MODE, ms.PYNATIVE_MODE])

@@ -22,7 +22,7 @@ import numpy as np
 from ... import ops
 from ...common.parameter import Parameter
 from ...communication import get_group_size
-from ...context import ParallelMode, get_auto_parallel_context
+from ...context import ParallelMode, auto_parallel_context_is_set, get_auto_parallel_context
 from ...ir.defs.collective import WORLD_GROUP, communicator
 from ..cell import Cell
 
@@ -123,11 +123,13 @@ def broadcast_parameters(params: Sequence[Parameter], root: int = 0,
 
 def data_parallel_reducer(network: Cell, weights) -> Cell:
     """What TrainOneStepCell reduces its gradients with: in DATA_PARALLEL mode, a
-    DistributedGradReducer (the network's Parameters broadcast from rank 0 first when
-    parameter_broadcast is set); otherwise None."""
+    DistributedGradReducer over device_num processes (the group's size unless set),
+    the network's Parameters broadcast from rank 0 first when parameter_broadcast is
+    set; otherwise None."""
     if get_auto_parallel_context("parallel_mode") != ParallelMode.DATA_PARALLEL:
         return None
     if get_auto_parallel_context("parameter_broadcast"):
         broadcast_parameters(list(network.get_parameters()))
-    return DistributedGradReducer(weights, get_auto_parallel_context("gradients_mean"),
-                                  get_group_size())
+    degree = get_auto_parallel_context("device_num") if \
+        auto_parallel_context_is_set("device_num") else get_group_size()
+    return DistributedGradReducer(weights, get_auto_parallel_context("gradients_mean"), degree)
