@@ -30,6 +30,7 @@ __all__ = ["MPIWorld", "PeerFailedError", "CollectiveTimeoutError", "DEFAULT_TIM
 
 DEFAULT_TIMEOUT = 300.0
 _ERROR_TAG = 7707
+_ACK_TAG = 7708
 # a report is sent to every other process, then the failing one waits this long for
 # them to pick it up before it stops the job (mpirun ends the others when one fails)
 _REPORT_GRACE = 3.0
@@ -116,6 +117,9 @@ class MPIWorld:
         if self.errors.Iprobe(source=self.MPI.ANY_SOURCE, tag=_ERROR_TAG, status=st):
             msg = self.errors.recv(source=st.Get_source(), tag=_ERROR_TAG)
             self.failed = True
+            # tell the failing process its report arrived (it waits for that, so that
+            # the launcher does not end this one before it can say why it stops)
+            self.errors.isend(self.rank, dest=st.Get_source(), tag=_ACK_TAG).Wait()
             raise PeerFailedError(f"rank {self.rank}: stopping because rank "
                                   f"{st.Get_source()} failed: {msg}", st.Get_source())
 
@@ -180,16 +184,22 @@ class MPIWorld:
     # -- failures ------------------------------------------------------------------------
     def report_failure(self, text: str) -> None:
         """Tell every other process that this one failed (unless it is failing because
-        another one did), then wait a little for them to read it."""
+        another one did), then wait until each has read it (at most _REPORT_GRACE s: a
+        process busy computing reads it at its next collective)."""
         if self.failed:
             return
         self.failed = True
-        reqs = [self.errors.isend(text, dest=r, tag=_ERROR_TAG)
-                for r in range(self.size) if r != self.rank]
+        others = [r for r in range(self.size) if r != self.rank]
+        reqs = [self.errors.isend(text, dest=r, tag=_ERROR_TAG) for r in others]
+        waiting = set(others)
         deadline = time.monotonic() + _REPORT_GRACE
-        while reqs and time.monotonic() < deadline:
+        while (reqs or waiting) and time.monotonic() < deadline:
             reqs = [q for q in reqs if not q.Test()]
-            time.sleep(0.01)
+            st = self.MPI.Status()
+            while self.errors.Iprobe(source=self.MPI.ANY_SOURCE, tag=_ACK_TAG, status=st):
+                self.errors.recv(source=st.Get_source(), tag=_ACK_TAG)
+                waiting.discard(st.Get_source())
+            time.sleep(0.005)
 
     def install_fault_handlers(self) -> None:
         """An uncaught exception is reported to the other processes and ends this one

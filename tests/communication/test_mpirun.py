@@ -108,9 +108,14 @@ def test_a_rank_that_raises_stops_the_others_with_its_rank_and_error_named(tmp_p
     assert rc != 0
     assert seconds < 60
     assert "rank 2 failed: ValueError: the data of this process is broken" in out, out
-    for survivor in (0, 1):
-        assert (f"rank {survivor}: stopping because rank 2 failed: ValueError: the data of "
-                f"this process is broken") in out, out
+    # each survivor reads the report at its next collective and says why it stops; one
+    # that a loaded machine keeps from getting there within the failing rank's grace
+    # period (3 s) is ended by mpirun and still names rank 2
+    told = [s for s in (0, 1) if f"rank {s}: stopping because rank 2 failed: ValueError: the "
+            f"data of this process is broken" in out]
+    assert told, out
+    for survivor in set((0, 1)) - set(told):
+        assert f"rank {survivor} stopped by the launcher: rank 2 (pid" in out, out
 
 
 def test_a_collective_the_others_never_issue_times_out_naming_it():
