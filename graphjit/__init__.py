@@ -11,7 +11,7 @@ from .ir.errors import (GraphJitError, ShapeJoinError, TypeJoinError, Unsupporte
                         UndefinedVariableError, ShapeInferenceError, OpNotFoundError,
                         MissingInferenceError, MissingGradientError, GraphVerificationError,
                         GraphRuntimeError, UnregisteredParameterError,
-                        EquivalenceError, ModelFileError)
+                        EquivalenceError, ModelFileError, RaiseError)
 from .context import GRAPH_MODE, PYNATIVE_MODE, set_context, get_context
 from .common.tensor import Tensor, TensorSpec
 from .common.parameter import Parameter, mutable

@@ -78,6 +78,8 @@ class CompiledGraph:
         except (GraphJitError, AssertionError):
             raise
         except Exception as e:
+            if getattr(e, "_graphjit_raised", False):   # the user's `raise`, as it is
+                raise
             raise self._wrap(e) from e
         finally:
             restore_fp_errors(token) if FP_STATE is None else FP_STATE.reset(token)

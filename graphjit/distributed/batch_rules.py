@@ -549,6 +549,6 @@ RULES: Dict[str, Callable] = {
     "BatchNorm": _batch_norm, "LayerNorm": _layer_norm, "Dropout": _random,
     "ZerosLike": _like, "OnesLike": _like, "CheckNonZero": _same, "CheckIntOverflow": _same,
     "Print": _no_outputs, "Assert": _no_outputs, "Check": _no_outputs,
-    "CheckBound": _no_outputs,
+    "CheckBound": _no_outputs, "Raise": _no_outputs,
 }
 FAMILY_RULES: Dict[str, Callable] = {"elementwise": _elementwise, "reduction": _reduction}

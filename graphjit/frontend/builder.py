@@ -22,11 +22,12 @@ from .control_flow import (build_guarded, build_if_stmt, certainly_left, conditi
                            finish_return)
 from .expressions import ExpressionBuilder, LocalFunction, note_location as _note
 from .loops import build_for, build_while
+from .raising import build_assert, build_raise, mark_raised
 from .operators import IBINOPS
 from .source import FunctionSource, get_source
 from .recursion import (Activation, Recursion, deepest_recursion, default_name,
                         find_recursion, recursion_error, static_key, tail_loop)
-from .state import BRK, CONT, FLAGS, RET, RETVAL, Compiler
+from .state import BRK, CONT, FLAGS, RAISED, RET, RETVAL, Compiler
 from .values import (DynamicList, GraphTensor, Lent as _Lent, Undefined, active, as_graph,
                      current_loc, set_loc)
 
@@ -62,12 +63,15 @@ class FunctionBuilder(ExpressionBuilder):
         try:
             self.exec_block(node.body)
             out = finish_return(self, node)
+            raised = self.env.get(RAISED) is True
         except BaseException:
             for name, (lender, before) in self.lent.items():
                 lender.env[name] = before
             raise
         for name, (lender, _) in self.lent.items():
             lender.env[name] = self.env.get(name, Undefined(name))
+        if raised:
+            self.c.raised_call = True    # the caller's path raises too
         return out
 
     def loc(self, node):
@@ -77,6 +81,8 @@ class FunctionBuilder(ExpressionBuilder):
     def stop_state(self, flags=FLAGS):
         """True if a return/break/continue (of `flags`) certainly happened, a graph bool
         if it may have, False if not."""
+        if self.env.get(RAISED) is True:
+            return True
         graph_flags = []
         for f in flags:
             v = self.env.get(f, False)
@@ -111,7 +117,14 @@ class FunctionBuilder(ExpressionBuilder):
                     f"the statement `{type(stmt).__name__}` is not supported in graph mode",
                     loc=loc, hint="rewrite it with if/for/while and assignments, or run in "
                                   "PYNATIVE_MODE")
-            method(stmt)
+            outer, self.c.raised_call = self.c.raised_call, False
+            try:
+                method(stmt)
+                mine = self.c.raised_call   # it called a function that raises on every path
+            finally:
+                self.c.raised_call = outer
+            if mine:
+                mark_raised(self)
         except GraphJitError as e:
             if e.loc is None:
                 e.loc = loc
@@ -315,31 +328,10 @@ class FunctionBuilder(ExpressionBuilder):
         self.env[CONT] = True
 
     def visit_Assert(self, node):
-        test = self.eval(node.test)
-        cond = condition_value(self, test, node.test)
-        if isinstance(cond, GraphTensor):
-            msg = "" if node.msg is None else self.eval(node.msg)
-            if not isinstance(msg, str):
-                msg = str(msg)
-            where = self.loc(node)
-            ops.functional.runtime_assert(
-                cond, (msg + "\n" if msg else "") + f"(assert at {where.file}:{where.line}: "
-                f"`{where.text.strip()}`)")
-            return
-        if not cond:
-            msg = None if node.msg is None else self.eval(node.msg)
-            raise AssertionError(msg) if msg is not None else AssertionError()
+        build_assert(self, node)
 
     def visit_Raise(self, node):
-        if node.exc is None:
-            raise UnsupportedSyntaxError("a bare 'raise' in a compiled function",
-                                         loc=self.loc(node))
-        exc = self.eval(node.exc)
-        if isinstance(exc, type) and issubclass(exc, BaseException):
-            exc = exc()
-        if not isinstance(exc, BaseException):
-            raise TypeError("exceptions must derive from BaseException")
-        raise exc
+        build_raise(self, node)
 
     def visit_Import(self, node):
         for alias in node.names:

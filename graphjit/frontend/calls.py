@@ -20,6 +20,7 @@ from .control_flow import branch
 from .values import LocalFunction, Switch
 from .values import DynamicList, GraphTensor, as_graph
 from ..ops.function.grad.grad_func import GradFunction
+from .strings import RuntimeString, encode, has_runtime, str_format
 from .grad_program import call_grad_inline
 from .grad_reuse import record_primal
 
@@ -211,8 +212,29 @@ def _print(b, args, kwargs, node):
     if any(isinstance(a, DynamicList) for a in args):
         raise UnsupportedSyntaxError("print of a list built in a loop", loc=b.loc(node),
                                      hint="print(ops.stack(lst))")
-    ops.functional.runtime_print(args, sep=kwargs.get("sep", " "), end=kwargs.get("end", "\n"))
+    sep, end = kwargs.get("sep", " "), kwargs.get("end", "\n")
+    if any(isinstance(a, (RuntimeString, Parameter)) or type(a) in (tuple, list, dict) and
+           has_runtime(a)
+           for a in args):
+        # strings and containers made from tensor values: formatted when it runs
+        inputs, template = [], []
+        for a in args:
+            template.append(encode(a if isinstance(a, RuntimeString) else
+                                   RuntimeString([("fmt", a, "", "")]), inputs)
+                            if has_runtime(a) else str(a))
+        GraphTensor._apply("Print", tuple(inputs), {"template": tuple(template), "sep": sep,
+                                                   "end": end})
+        return None
+    ops.functional.runtime_print(args, sep=sep, end=end)
     return None
+
+
+def _text(conversion):
+    def fn(b, args, kwargs, node):
+        if len(args) == 1 and not kwargs and has_runtime(args[0]):
+            return RuntimeString([("fmt", args[0], conversion, "")])
+        return (str if conversion == "s" else repr)(*args, **kwargs)
+    return fn
 
 
 def _map(b, args, kwargs, node):
@@ -257,7 +279,7 @@ BUILTINS = {
     builtins.float: _to_scalar("float"), builtins.bool: _to_scalar("bool"),
     builtins.max: _minmax("max"), builtins.min: _minmax("min"), builtins.print: _print,
     builtins.map: _map, builtins.super: _super, builtins.sum: _sum, builtins.abs: _abs,
-    builtins.round: _round,
+    builtins.round: _round, builtins.str: _text("s"), builtins.repr: _text("r"),
 }
 
 _NUMPY_TO_OPS = {
@@ -301,6 +323,9 @@ def call(b, func, args, kwargs, node):
                                  lambda: b.build_call(construct, args, kwargs, self_obj=func))
         return b.build_call(construct, args, kwargs, self_obj=func)
     owner = getattr(func, "__self__", None)
+    if type(owner) is str and getattr(func, "__name__", "") == "format" and (
+            has_runtime(args) or has_runtime(kwargs)):
+        return str_format(owner, args, kwargs)
     if type(owner) in (list, dict, set) and getattr(func, "__name__", "") in _MUTATORS:
         b.refuse_external_mutation(owner, node, node.func.value if isinstance(
             getattr(node, "func", None), ast.Attribute) else None)

@@ -29,7 +29,7 @@ from ..ir.types import num_elements
 from ..common.tensor import Tensor
 from . import analysis
 from .operators import CMPOPS
-from .state import BRK, CONT, FLAGS, LEFT, RET, RETVAL
+from .state import BRK, CONT, FLAGS, LEFT, RAISED, RET, RETVAL
 from .values import (Collector, DynamicList, GraphContext, GraphTensor, MaybeUndefined,
                      Undefined, Unjoinable, active, as_graph)
 
@@ -115,10 +115,14 @@ def branch(b: FunctionBuilder, cond: GraphTensor, then_fn: Callable, else_fn: Ca
     for i, fn in enumerate((then_fn, else_fn)):
         ctx = GraphContext(Graph(("then" if i == 0 else "else")), parent=outer)
         b.env, b.locs = dict(env0), dict(locs0)
+        outer_raised, b.c.raised_call = b.c.raised_call, False
         try:
             with ctx:
                 value = fn()
+                if b.c.raised_call:         # an expression whose call raises
+                    b.env[RAISED] = True
         finally:
+            b.c.raised_call = outer_raised
             after = [snapshot(l) for l in lists]
             for l, old in zip(lists, saved_lists):
                 restore(l, old)
@@ -129,6 +133,17 @@ def branch(b: FunctionBuilder, cond: GraphTensor, then_fn: Callable, else_fn: Ca
             env_i, locs_i = b.env, b.locs
             b.env, b.locs = env0, locs0
         results.append((ctx, env_i, locs_i, value, after, attrs))
+    raised = [r[1].get(RAISED) is True for r in results]
+    if raised[0] and raised[1]:      # both paths raise: nothing after the If runs
+        results = [(ctx, dict(env0, **{LEFT: True, RAISED: True}), locs0, None, saved_lists,
+                    saved_attrs) for ctx, *_ in results]
+    elif raised[0] or raised[1]:     # the names take the other path's values
+        i = 0 if raised[0] else 1
+        _, env_o, locs_o, val_o, lists_o, attrs_o = results[1 - i]
+        results[i] = (results[i][0], {k: _mirror(v, env0.get(k, _MISSING))
+                                      for k, v in env_o.items()}, locs_o,
+                      _mirror(val_o, None), _mirror(lists_o, saved_lists),
+                      _mirror(attrs_o, saved_attrs))
     (ctx_t, env_t, locs_t, val_t, lists_t, attrs_t), \
         (ctx_e, env_e, locs_e, val_e, lists_e, attrs_e) = results
 
@@ -310,8 +325,28 @@ def branch(b: FunctionBuilder, cond: GraphTensor, then_fn: Callable, else_fn: Ca
 
 
 def certainly_left(env) -> bool:
-    """Whether every path that reaches this point has returned, broken out or continued."""
-    return env.get(LEFT) is True or any(env.get(f) is True for f in FLAGS)
+    """Whether every path that reaches this point has returned, broken out, continued
+    or raised."""
+    return env.get(LEFT) is True or env.get(RAISED) is True or \
+        any(env.get(f) is True for f in FLAGS)
+
+
+def _mirror(other, before):
+    """A path that raised, as the path `other` for a join: what `other` has unchanged
+    since `before` is kept, the rest replaced by placeholders (nothing reads them: the
+    path raised)."""
+    if other is before:
+        return other
+    if type(other) in (list, tuple) and type(before) is type(other) and \
+            len(other) == len(before):
+        return type(other)(_mirror(x, y) for x, y in zip(other, before))
+    if type(other) is dict and type(before) is dict:
+        return {k: _mirror(v, before.get(k, _MISSING)) for k, v in other.items()}
+    if isinstance(other, MaybeUndefined):
+        return Undefined(other.name)
+    if type(other) in (list, tuple, dict):
+        return type(other)(placeholder_like(other))
+    return placeholder_like(other)
 
 
 def already_left(b: FunctionBuilder):

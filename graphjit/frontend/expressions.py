@@ -16,6 +16,7 @@ from ..common.tensor import Tensor, TensorLike
 from .control_flow import (build_boolop, build_compare, build_ifexp, condition_value,
                            index_dict, index_sequence)
 from .operators import BINOPS, UNOPS
+from .strings import formatted, has_runtime, percent
 from .values import (DynamicList, GraphTensor, Lent, LocalFunction, MaybeUndefined, Switch,
                      Undefined, active, as_graph, set_loc)
 
@@ -232,6 +233,8 @@ class ExpressionBuilder:
                 "repeating a Python sequence a number of times known only when the graph "
                 "runs", loc=self.loc(node),
                 hint="use a Python int for the count, or build a tensor with ops.tile")
+        if isinstance(node.op, ast.Mod) and isinstance(a, str) and has_runtime(b):
+            return percent(a, b)
         return BINOPS[type(node.op)](a, b)
 
     def visit_UnaryOp(self, node):
@@ -260,21 +263,17 @@ class ExpressionBuilder:
         return v
 
     def visit_JoinedStr(self, node):
-        parts = []
+        out = ""
         for v in node.values:
-            if isinstance(v, ast.Constant):
-                parts.append(str(v.value))
-            else:
-                parts.append(self.eval(v))
-        return "".join(parts)
+            out = out + (str(v.value) if isinstance(v, ast.Constant) else self.eval(v))
+        return out
 
     def visit_FormattedValue(self, node):
-        v = as_graph(self.eval(node.value))
-        if isinstance(v, (GraphTensor, DynamicList)):
-            raise UnsupportedSyntaxError(
-                "formatting a tensor value into a string (its value is known only at run "
-                "time)", loc=self.loc(node), hint="print(x) prints it at run time")
+        v = self.eval(node.value)
         spec = "" if node.format_spec is None else self.eval(node.format_spec)
+        if has_runtime(v):       # formatted when the graph runs, where it is used
+            conv = "" if node.conversion in (None, -1) else chr(node.conversion)
+            return formatted(v, conv, spec)
         if node.conversion == ord("r"):
             v = repr(v)
         elif node.conversion == ord("s"):

@@ -22,7 +22,7 @@ from .joins import (_MISSING, _WEAK_DEFAULT, _container_name, _info, _lists_in, 
                     restore, snapshot)
 from .loop_carry import (_Pass, _State, _exit_leaf, _ident, _label, _leaves, _loop_update, _set,
                          _slots_for)
-from .state import BRK, CONT, LEFT, RET, RETVAL
+from .state import BRK, CONT, LEFT, RAISED, RET, RETVAL
 from .values import (Collector as _Collector, DynamicList, GraphContext, GraphTensor,
                      MaybeUndefined, Unassigned, Undefined, Unjoinable, active)
 
@@ -165,10 +165,17 @@ def _loop_pass(b, node, kind, spec, names, st, appended, has_ret, outer) -> _Pas
                 item = spec.make(GraphTensor(it_param, weak=True),
                                  [GraphTensor(sp) for sp in slice_params])
                 b.assign(node.target, item, node)
+            entry_env = dict(b.env)
             b.exec_block(node.body)
+            stop = False
+            if b.env.get(RAISED) is True:   # an iteration that gets here raises: the
+                b.env = entry_env           # names keep their values, and it stops
+                for c in collectors.values():
+                    list.__setitem__(c, slice(None), [])
+                    c.flags[:] = []
+                stop = True
             b.env[CONT] = False
             parts = []
-            stop = False
             for f in (BRK, RET):
                 v = b.env.get(f, False) if (f != RET or has_ret) else False
                 if v is True:

@@ -11,7 +11,8 @@ from ..nn import Cell
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
 
-__all__ = ["Compiler", "RET", "RETVAL", "BRK", "CONT", "LEFT", "FLAGS", "bound_name"]
+__all__ = ["Compiler", "RET", "RETVAL", "BRK", "CONT", "LEFT", "RAISED", "FLAGS",
+           "bound_name"]
 
 # Control state lives in the environment under names user code cannot spell, so
 # branch joins and loop carries treat it like any variable (AutoGraph's flags).
@@ -21,6 +22,10 @@ FLAGS = (RET, BRK, CONT)
 # or continue although each flag alone is a graph value (`if c: break` then `return`):
 # names unbound on such a path do not make a later read fail (nothing reads them there)
 LEFT = "<left>"
+# True where every path that reaches this point has raised (a `raise` built as a Raise
+# node, on a path chosen by tensor values): nothing after it runs, and where it joins
+# another path the names take that path's values
+RAISED = "<raised>"
 
 
 def bound_name(name: str) -> str:
@@ -51,6 +56,9 @@ class Compiler:
         self.state_sources: Dict[int, List[tuple]] = {}
         self.unguarded: set = set()             # ids of tensors the graph takes as inputs
         self.grad_depth = 0                     # gradient programs being built around
+        # a call just built raises on every path (its Raise nodes run): the statement or
+        # branch that made it marks its own path as raised
+        self.raised_call = False
 
     def note_external(self, value):
         if type(value) in (list, dict, set) or isinstance(value, Tensor):

@@ -4,6 +4,7 @@ and the names graph parameters get from argument paths."""
 from __future__ import annotations
 
 from ..ir.errors import UnsupportedSyntaxError
+from .strings import RuntimeString
 from .values import DynamicList, GraphContext, GraphTensor, LocalFunction, Switch
 
 __all__ = ["Out"]
@@ -35,6 +36,13 @@ def _template(x, results: list, ctx: GraphContext, loc=None):
                "chosen by a tensor value") + "; graph mode returns tensors, numbers and "
             "tuples, lists and dicts of them", loc=loc,
             hint="call the function inside and return its result")
+    if isinstance(x, RuntimeString):
+        raise UnsupportedSyntaxError(
+            "the compiled function returns a string made from tensor values; its text exists "
+            "only when the graph runs, and graph mode returns tensors, numbers and tuples, "
+            "lists and dicts of them", loc=loc,
+            hint="return the tensors and format them after the call (or print the string "
+                 "inside)")
     if isinstance(x, tuple):
         return tuple(_template(v, results, ctx, loc) for v in x)
     if isinstance(x, list):

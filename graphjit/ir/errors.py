@@ -13,7 +13,7 @@ __all__ = [
     "UndefinedVariableError", "ShapeInferenceError", "OpNotFoundError",
     "MissingInferenceError", "GraphVerificationError", "GraphRuntimeError",
     "EquivalenceError", "ModelFileError", "MissingGradientError",
-    "UnregisteredParameterError",
+    "UnregisteredParameterError", "RaiseError",
 ]
 
 
@@ -125,6 +125,12 @@ class GraphRuntimeError(GraphJitError, RuntimeError):
     """A kernel failed while a graph ran; names the node and its source line."""
 
 
+class RaiseError(GraphJitError, RuntimeError):
+    """A `raise` graph mode cannot make: a message made from tensor values on a path
+    known while the graph is built (MindSpore: "Should not raise with variable under a
+    constant condition"), or an exception class that is not a built-in one."""
+
+
 class EquivalenceError(GraphJitError, AssertionError):
     """check_equivalence found graph mode and eager mode disagreeing."""
 
@@ -158,5 +164,5 @@ def _install_str(cls):
 for _cls in (ShapeJoinError, TypeJoinError, UnsupportedSyntaxError, UndefinedVariableError,
              ShapeInferenceError, OpNotFoundError, MissingInferenceError,
              MissingGradientError, GraphVerificationError, GraphRuntimeError,
-             EquivalenceError, ModelFileError):
+             EquivalenceError, ModelFileError, RaiseError):
     _install_str(_cls)

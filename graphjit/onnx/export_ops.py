@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir import dtypes as D
+from ..ir.text import sketch
 from .common import TO_ONNX
 from .exporter import NoOnnxForm
 
@@ -480,6 +481,20 @@ def _check(ex, node):
     if "error" in a:
         msg = f"{a['error']}: {msg}"
     check_pattern(ex, inp(ex, node), msg or node.op)
+    return []
+
+
+@op("Raise")
+def _raise(ex, node):
+    """The check pattern on a false that the graph computes (the node runs only on the
+    path that raises; a constant would be folded, and fail, when the model loads)."""
+    name, args = node.attrs["exception"]
+    text = sketch(args)
+    if args[0] == "tuple" and len(args[1]) == 1:
+        text = sketch(args[1][0])
+    seed = ex.one("Shape", [inp(ex, node)]) if node.inputs else ex.i64([0])
+    never = ex.one("Less", [ex.one("ReduceSum", [seed], keepdims=0), ex.i64([-1])])
+    check_pattern(ex, never, f"{name}: {text}")
     return []
 
 

@@ -553,7 +553,7 @@ def test_every_class_is_exported_and_subclasses_its_builtin():
                 "MissingGradientError": NotImplementedError,
                 "GraphVerificationError": ValueError, "GraphRuntimeError": RuntimeError,
                 "EquivalenceError": AssertionError, "ModelFileError": ValueError,
-                "UnregisteredParameterError": ValueError}
+                "UnregisteredParameterError": ValueError, "RaiseError": RuntimeError}
     from graphjit.ir import errors
     assert set(errors.__all__) == set(builtins) | {"GraphJitError"}
     for name, builtin in builtins.items():

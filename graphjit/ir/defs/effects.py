@@ -8,6 +8,7 @@ import sys
 import numpy as np
 
 from ..registry import NOT_DIFFERENTIABLE, REQUIRED, register_op, set_grad
+from ..text import build_exception, decode, exception_class
 from .common import fail
 
 
@@ -18,8 +19,11 @@ def _print_infer(ts, attrs):
 def _print_factory(in_types, out_types, attrs):
     template, sep, end = attrs["template"], attrs["sep"], attrs["end"]
 
+    dtypes = [t.dtype for t in in_types]
+
     def k(*xs):
-        parts = [p if isinstance(p, str) else str(np.asarray(xs[p])) for p in template]
+        parts = [p if isinstance(p, str) else str(np.asarray(xs[p])) if isinstance(p, int)
+                 else decode(p, xs, dtypes) for p in template]
         sys.stdout.write(sep.join(parts) + end)
     return k
 
@@ -27,7 +31,45 @@ def _print_factory(in_types, out_types, attrs):
 register_op("Print", ("*xs",), {"template": REQUIRED, "sep": " ", "end": "\n"},
             infer=_print_infer, kernel=None, kernel_factory=_print_factory, family="extern",
             effects="io",
-            doc="print the pieces of `template` (strings, or indices of the inputs) at run time")
+            doc="print the pieces of `template` (strings, indices of the inputs, or run-time "
+                "strings described as in graphjit.ir.text) at run time")
+
+
+def _raise_infer(ts, attrs):
+    for key in ("exception", "cause"):
+        spec = attrs[key]
+        if spec is None and key == "cause":
+            continue
+        if not (isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], str)
+                and exception_class(spec[0]) is not None):
+            raise fail("Raise", f"{key} must be (name of a built-in exception class, args), "
+                                f"got {spec!r}")
+    return ()
+
+
+def _raise_factory(in_types, out_types, attrs):
+    dtypes = [t.dtype for t in in_types]
+    spec, cause, from_none = attrs["exception"], attrs["cause"], attrs["from_none"]
+
+    def k(*xs):
+        e = build_exception(spec, xs, dtypes)
+        e._graphjit_raised = True        # the user's own exception: raised as it is
+        e._graphjit_noted = True
+        if from_none:
+            e.__cause__ = None
+            e.__suppress_context__ = True
+        elif cause is not None:
+            e.__cause__ = build_exception(cause, xs, dtypes)
+        raise e
+    return k
+
+
+register_op("Raise", ("*xs",), {"exception": REQUIRED, "cause": None, "from_none": False},
+            infer=_raise_infer, kernel_factory=_raise_factory, family="extern",
+            effects="check",
+            doc="raise the user's exception (a built-in class; its args described as in "
+                "graphjit.ir.text, over the inputs) whenever it runs: the run-time form of a "
+                "`raise` reached on a path chosen by tensor values")
 
 
 def _assert_infer(ts, attrs):
@@ -146,7 +188,7 @@ register_op("Check", ("ok",), {"error": "ValueError", "message": ""},
 
 
 # run for their effect (no outputs): nothing to differentiate
-for _name in ("Print", "Assert", "CheckBound", "Check"):
+for _name in ("Print", "Assert", "CheckBound", "Check", "Raise"):
     set_grad(_name, NOT_DIFFERENTIABLE)
 # an int result: its gradient is zero
 set_grad("CheckIntOverflow", NOT_DIFFERENTIABLE)
