@@ -39,6 +39,9 @@ def _no_out(out):
         raise TypeError("tensors are immutable values here: out= is not supported")
 
 
+_NOT_NUMBERS = (str, bytes, dict, set, frozenset, type)
+
+
 class TensorLike:
     """Operators and methods shared by Tensor and graph values (all go through ops)."""
 
@@ -79,13 +82,15 @@ class TensorLike:
     def __gt__(self, o): return _F().greater(self, o)
     def __ge__(self, o): return _F().greater_equal(self, o)
 
+    # a tensor and a value that is no number (None, a string, a dict...) are simply
+    # unequal, as Python objects of unrelated types are
     def __eq__(self, o):
-        if o is None:
+        if o is None or isinstance(o, _NOT_NUMBERS):
             return False
         return _F().equal(self, o)
 
     def __ne__(self, o):
-        if o is None:
+        if o is None or isinstance(o, _NOT_NUMBERS):
             return True
         return _F().not_equal(self, o)
 
@@ -216,6 +221,11 @@ class TensorLike:
     def floor(self): return _F().floor(self)
     def ceil(self): return _F().ceil(self)
     def round(self): return _F().round(self)
+
+    def __round__(self, ndigits=None):
+        """round(t): halves to even, the tensor's dtype kept (MindSpore's Round);
+        round(t, n): to n decimals."""
+        return _F().round(self) if ndigits is None else _F().round(self, decimals=ndigits)
     def sign(self): return _F().sign(self)
     def isnan(self): return _F().isnan(self)
     def isinf(self): return _F().isinf(self)
@@ -409,7 +419,8 @@ class Tensor(TensorLike):
         return float(self._one())
 
     def __index__(self):
-        if not self._dtype.is_integer:
+        # a bool is an int in Python (and MindSpore indexes a list with a bool tensor)
+        if not (self._dtype.is_integer or self._dtype.is_bool):
             raise TypeError(f"only integer tensors can be used as an index, not {self._dtype}")
         return int(self._one())
 

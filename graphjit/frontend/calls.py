@@ -16,7 +16,8 @@ from ..nn import Cell
 from ..ops._dispatch import apply, to_tensor
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor, TensorLike
-from .control_flow import branch
+from .control_flow import branch, condition_value
+from .membership import count, involves_tensors
 from .values import LocalFunction, Switch
 from .values import DynamicList, GraphTensor, as_graph
 from ..ops.function.grad.grad_func import GradFunction
@@ -68,6 +69,8 @@ def _is_internal(fn) -> bool:
 def _call_switch(b, sw: Switch, args, kwargs, node):
     n = len(sw.items)
     idx = sw.index
+    if idx.dtype.is_bool:          # a bool is an int: False picks item 0, True item 1
+        idx = ops.cast(idx, dt.int64)
     if not idx.dtype.is_integer:
         raise TypeError(f"list indices must be integers, not a {idx.dtype} tensor")
     k = ops.where(idx < 0, idx + n, idx)
@@ -267,9 +270,16 @@ def _abs(b, args, kwargs, node):
 
 
 def _round(b, args, kwargs, node):
-    if isinstance(args[0], GraphTensor):
-        raise UnsupportedSyntaxError("round() of a tensor value", loc=b.loc(node),
-                                     hint="use ops.round or floor(x + 0.5)")
+    x = as_graph(args[0])
+    if isinstance(x, GraphTensor):
+        if x.weak:      # a Python number: Python's round (halves to even; an int without
+            nd = args[1] if len(args) > 1 else kwargs.get("ndigits")   # ndigits)
+            out = ops.round(x) if nd is None else ops.round(x, decimals=nd)
+            if nd is None and x.dtype.is_floating:
+                out = ops.cast(out, dt.int64)
+            out.weak = True
+            return out
+        return x.__round__(*args[1:], **kwargs)
     return round(*args, **kwargs)
 
 
@@ -326,6 +336,9 @@ def call(b, func, args, kwargs, node):
     if type(owner) is str and getattr(func, "__name__", "") == "format" and (
             has_runtime(args) or has_runtime(kwargs)):
         return str_format(owner, args, kwargs)
+    if type(owner) in (list, tuple) and getattr(func, "__name__", "") == "count" and \
+            len(args) == 1 and not kwargs and involves_tensors(owner, args[0]):
+        return count(owner, args[0], lambda v: condition_value(b, v, node))
     if type(owner) in (list, dict, set) and getattr(func, "__name__", "") in _MUTATORS:
         b.refuse_external_mutation(owner, node, node.func.value if isinstance(
             getattr(node, "func", None), ast.Attribute) else None)

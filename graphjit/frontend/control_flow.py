@@ -22,12 +22,14 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List
 import numpy as np
 
 from .. import ops
+from ..ir.dtypes import int64 as dt_int64
 from ..ir.errors import (ShapeInferenceError, ShapeJoinError, TypeJoinError,
                          UnsupportedSyntaxError)
 from ..ir.graph import Graph
 from ..ir.types import num_elements
 from ..common.tensor import Tensor
 from . import analysis
+from .membership import contains, involves_tensors
 from .operators import CMPOPS
 from .state import BRK, CONT, FLAGS, LEFT, RAISED, RET, RETVAL
 from .values import (Collector, DynamicList, GraphContext, GraphTensor, MaybeUndefined,
@@ -529,17 +531,8 @@ def _identity_of_weak_bool(a, b):
 
 def _contains(b, container, x, node):
     if isinstance(container, (GraphTensor, DynamicList)) or (
-            isinstance(x, GraphTensor) and isinstance(container, (list, tuple))):
-        if isinstance(container, (list, tuple)):
-            out = None
-            for item in container:
-                e = ops.equal(x, item)
-                e = ops.any(e) if isinstance(e, GraphTensor) and e.type.shape != () else e
-                out = e if out is None else ops.logical_or(out, e)
-            return False if out is None else out
-        if isinstance(container, DynamicList):
-            container = container.stacked(0)
-        return ops.any(ops.equal(container, x))
+            isinstance(container, (list, tuple)) and involves_tensors(container, x)):
+        return contains(container, x, lambda v: condition_value(b, v, node))
     return x in container
 
 
@@ -547,6 +540,8 @@ def _contains(b, container, x, node):
 def index_sequence(b: FunctionBuilder, seq, key: GraphTensor):
     """seq[key] for a Python list/tuple and an int graph value: the items become a
     constant tensor (numbers) or a stack (tensors of one type), read with Gather."""
+    if key.dtype.is_bool:          # a bool is an int: False picks item 0, True item 1
+        key = ops.cast(key, dt_int64)
     if not key.dtype.is_integer:
         raise TypeError(f"list indices must be integers, not a {key.dtype} tensor")
     if not seq:

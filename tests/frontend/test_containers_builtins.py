@@ -1,0 +1,102 @@
+"""Membership and count over lists holding tensors, lists indexed by a bool decided at
+run time, round() of tensors: the same values in both modes."""
+import numpy as np
+import pytest
+
+import graphjit as ms
+from graphjit import nn, ops
+from helpers import run_both, T
+
+
+class _Members(nn.Cell):
+    def __init__(self, x, y):
+        super().__init__()
+        self.x, self.y = x, y
+
+    def construct(self):
+        return self.x in [self.y, "a"], self.x not in [self.y, "a"], self.x in [self.x, "a"]
+
+
+def test_a_tensor_is_in_a_list_by_identity_or_by_a_decidable_equality():
+    g, _ = run_both(lambda: _Members(T(1), T(2)))
+    assert g == (False, True, True)
+    g, _ = run_both(lambda: _Members(T(3), T(3)))
+    assert g == (True, False, True)
+
+
+def test_equality_of_several_elements_is_not_a_truth_value_in_either_mode():
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        ms.set_context(mode=mode)
+        net = _Members(T([[1, 2], [3, 4]]), T([[1, 2], [3, 5]]))
+        with pytest.raises(ValueError, match="truth value of a Tensor with 4 elements"):
+            net()
+
+
+def test_membership_of_a_graph_value():
+    def make():
+        def f(x, y):
+            return x in [y, "a", 3], "a" in [x, "a"], x in (x,), 2 in [x, y]
+        return f
+    for a, b in ((1, 2), (3, 3), (2, 9), (3, 0)):
+        run_both(make, T(a), T(b))
+
+
+def test_count_skips_strings_and_counts_identity_and_equal_tensors():
+    def make():
+        def f(t):
+            return ["a", 20, t, ms.Tensor(1)].count(t), (t, t, 5).count(5)
+        return f
+    g, _ = run_both(make, T(1))
+    assert g[0] == 2 and g[1] == 1
+    g, _ = run_both(make, T(5))
+    assert g[0] == 1 and g[1] == 3
+    g, _ = run_both(make, T(20))
+    assert g[0] == 2
+
+
+def test_a_tuple_indexed_by_a_bool_chosen_at_run_time():
+    def make():
+        def f(x):
+            index = True if x > 0 else False
+            return (x, x + 1, x + 2)[index]
+        return f
+    assert run_both(make, T(1))[0].asnumpy() == 2
+    assert run_both(make, T(-1))[0].asnumpy() == -1
+
+
+def test_a_list_indexed_by_a_bool_tensor():
+    def make():
+        def f(x):
+            m = [x * 10, x * 20]
+            fs = (ops.relu, ops.neg)
+            return m[x > 0], fs[x > 0](x)
+        return f
+    g, _ = run_both(make, T(1.0))
+    assert g[0].asnumpy() == 20 and g[1].asnumpy() == -1
+    g, _ = run_both(make, T(-1.0))
+    assert g[0].asnumpy() == -10 and g[1].asnumpy() == 0
+
+
+def test_round_of_a_tensor_rounds_halves_to_even_and_keeps_the_dtype():
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    r = round(ms.Tensor(np.array([0.1, 4.51, 9.9], np.float32)))
+    assert r.dtype == ms.float32 and r.asnumpy().tolist() == [0, 5, 10]
+
+    def make():
+        def f(x):
+            return round(x), round(ms.Tensor([0.1, 4.51, 9.9])), round(x, 1)
+        return f
+    g, _ = run_both(make, T(np.array([0.5, 1.5, 2.45, -0.5], np.float32)))
+    assert g[0].asnumpy().tolist() == [0, 2, 2, 0] and g[1].asnumpy().tolist() == [0, 5, 10]
+
+
+def test_round_of_a_python_number_a_condition_chose():
+    def make():
+        def f(x):
+            y = 2.5
+            if x > 0:
+                y = 3.5
+            return round(y), round(y, 0)
+        return f
+    assert run_both(make, T(1))[0] == (4, 4.0)
+    assert run_both(make, T(-1))[0] == (2, 2.0)
