@@ -73,11 +73,15 @@ class GraphJitError(Exception):
         return None if self.loc is None else self.loc.line
 
 
-class ShapeJoinError(GraphJitError, ValueError):
+# Where MindSpore raises one builtin for some cases of a mistake and another for the
+# rest (a join of branch outputs: TypeError when their types differ, ValueError when
+# their shapes do; an operator's inputs: TypeError for dtypes, ValueError for shapes),
+# the class is both, so `except` clauses written for MindSpore catch it either way.
+class ShapeJoinError(GraphJitError, ValueError, TypeError):
     """Two shapes that must be one (branch outputs, loop-carried values) do not join."""
 
 
-class TypeJoinError(GraphJitError, TypeError):
+class TypeJoinError(GraphJitError, TypeError, ValueError):
     """Dtypes or kinds (tensor, number, tuple...) differ where they must be one."""
 
 
@@ -92,11 +96,12 @@ class UnsupportedSyntaxError(GraphJitError, SyntaxError):
         self.msg = message
 
 
-class UndefinedVariableError(GraphJitError, NameError):
-    """A name read where it is defined on some paths only, or on none."""
+class UndefinedVariableError(GraphJitError, UnboundLocalError):
+    """A name read where it is defined on some paths only, or on none (a NameError;
+    an UnboundLocalError, as MindSpore raises for a name some branch did not bind)."""
 
 
-class ShapeInferenceError(GraphJitError, ValueError):
+class ShapeInferenceError(GraphJitError, ValueError, TypeError):
     """An operator's inputs do not fit it (shapes, dtypes or attributes)."""
 
 

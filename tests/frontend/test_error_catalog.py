@@ -28,7 +28,7 @@ import graphjit.ops
 
 HERE = pathlib.Path(__file__).parent
 sys.path.insert(0, str(HERE))  # so that `python test_error_catalog.py` finds the programs
-from error_programs import (registry_errors, runtime, shape_inference,  # noqa: E402
+from error_programs import (raising, registry_errors, runtime, shape_inference,  # noqa: E402
                             shape_join, type_join, undefined, unsupported)
 
 DOCS = HERE.parent.parent / "docs" / "errors.md"
@@ -255,6 +255,14 @@ CASES = [
                     r"infer="))
       for where in ("if", "for", "while")],
     # GraphRuntimeError (raised when the graph runs, still at the user's line)
+    # RaiseError: a message made from tensor values, on a path known while building
+    *[Case(f"raise-{where}", getattr(raising, f"RaiseIn{where.title()}"),
+           "x" if where == "if" else "x,rows" if where == "for" else "x,n", ms.RaiseError,
+           RuntimeError, at=at, phrases=(r"Should not raise with variable under a constant "
+                                         r"condition",))
+      for where, at in (("if", 'raise ValueError(f"unexpected input {x}")'),
+                        ("for", 'raise ValueError("bad row %s" % rows[i])'),
+                        ("while", 'raise ValueError("stopped at {}".format(x))'))],
     Case("runtime-if", runtime.PickInIf, "x,i", ms.GraphRuntimeError, RuntimeError,
          at="x = [x, x * 2][i]", span="[x, x * 2][i]",
          phrases=(r"failed while the graph ran", r"out of range"), fix="n/a"),
@@ -546,9 +554,9 @@ def test_graph_verification_error_for_a_hand_built_graph():
 
 
 def test_every_class_is_exported_and_subclasses_its_builtin():
-    builtins = {"ShapeJoinError": ValueError, "TypeJoinError": TypeError,
-                "UnsupportedSyntaxError": SyntaxError, "UndefinedVariableError": NameError,
-                "ShapeInferenceError": ValueError, "OpNotFoundError": LookupError,
+    builtins = {"ShapeJoinError": (ValueError, TypeError), "TypeJoinError": (TypeError, ValueError),
+                "UnsupportedSyntaxError": SyntaxError, "UndefinedVariableError": UnboundLocalError,
+                "ShapeInferenceError": (ValueError, TypeError), "OpNotFoundError": LookupError,
                 "MissingInferenceError": NotImplementedError,
                 "MissingGradientError": NotImplementedError,
                 "GraphVerificationError": ValueError, "GraphRuntimeError": RuntimeError,
@@ -558,7 +566,9 @@ def test_every_class_is_exported_and_subclasses_its_builtin():
     assert set(errors.__all__) == set(builtins) | {"GraphJitError"}
     for name, builtin in builtins.items():
         cls = getattr(ms, name)
-        assert issubclass(cls, ms.GraphJitError) and issubclass(cls, builtin), name
+        assert issubclass(cls, ms.GraphJitError), name
+        for b in builtin if isinstance(builtin, tuple) else (builtin,):
+            assert issubclass(cls, b), (name, b)
 
 
 # -- tracebacks --------------------------------------------------------------------------------
