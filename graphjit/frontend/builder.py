@@ -23,6 +23,7 @@ from .control_flow import (build_guarded, build_if_stmt, certainly_left, conditi
 from .expressions import ExpressionBuilder, LocalFunction, note_location as _note
 from .loops import build_for, build_while
 from .raising import build_assert, build_raise, mark_raised
+from .withs import build_with
 from .operators import IBINOPS
 from .source import FunctionSource, get_source
 from .recursion import (Activation, Recursion, deepest_recursion, default_name,
@@ -333,6 +334,9 @@ class FunctionBuilder(ExpressionBuilder):
     def visit_Raise(self, node):
         build_raise(self, node)
 
+    def visit_With(self, node):
+        build_with(self, node)
+
     def visit_Import(self, node):
         for alias in node.names:
             mod = __import__(alias.name)
@@ -375,8 +379,8 @@ class FunctionBuilder(ExpressionBuilder):
     visit_Try = _refuse("try/except", "move the try outside the compiled function; graph "
                                       "mode cannot catch errors of graph values")
     visit_TryStar = visit_Try
-    visit_With = _refuse("with", "move the with-block outside the compiled function")
-    visit_AsyncWith = visit_With
+    visit_AsyncWith = _refuse("async with", "move the with-block outside the compiled "
+                                            "function")
     visit_AsyncFor = _refuse("async for", "use a plain for loop")
     def visit_Global(self, node):
         names = ", ".join(node.names)
