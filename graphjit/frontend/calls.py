@@ -191,13 +191,67 @@ def _to_scalar(kind):
     return conv
 
 
+def _rows_of(b, x, node, what):
+    """A tensor iterated by a builtin (all, any, max, min): its rows, whose truth (or
+    comparison) must be decidable, as eager mode's bool() of each row needs."""
+    if isinstance(x, DynamicList):
+        x = x.stacked(0)
+    s = x.type.shape
+    if s is None:
+        raise UnsupportedSyntaxError(f"{what}() over a tensor of unknown rank",
+                                     loc=b.loc(node), hint="give the input a known rank")
+    if not s:
+        raise TypeError("iteration over a 0-d tensor")
+    n_row = 1
+    for d in s[1:]:
+        n_row = None if d is None or n_row is None else n_row * d
+    if n_row != 1:
+        raise ValueError(f"The truth value of a Tensor with {n_row or 'several'} elements is "
+                         f"ambiguous; use .any() or .all() ({what}() compares the rows of "
+                         f"a tensor of shape {x.type})")
+    return x
+
+
+def _all_any(which):
+    def fn(b, args, kwargs, node):
+        if len(args) != 1 or kwargs:
+            return getattr(builtins, which)(*args, **kwargs)
+        it = as_graph(args[0])
+        if isinstance(it, (GraphTensor, DynamicList)):
+            x = _rows_of(b, it, node, which)
+            truth = x if x.dtype.is_bool else ops.not_equal(x, 0)
+            out = (ops.all if which == "all" else ops.any)(ops.reshape(truth, (-1,)))
+            out.weak = True
+            return out
+        if isinstance(it, (list, tuple)) and any(isinstance(as_graph(v), GraphTensor)
+                                                 for v in it):
+            out = None      # Python's short circuit, where the truths are known
+            for v in it:
+                c = condition_value(b, v, node)
+                if not isinstance(c, GraphTensor):
+                    if c == (which == "any"):
+                        return c
+                    continue
+                out = c if out is None else (ops.logical_and if which == "all" else
+                                             ops.logical_or)(out, c)
+            if out is None:
+                return which == "all"
+            out.weak = True
+            return out
+        return getattr(builtins, which)(it)
+    return fn
+
+
 def _minmax(which):
     def fn(b, args, kwargs, node):
         vals = as_graph(args[0]) if len(args) == 1 else [as_graph(a) for a in args]
         if isinstance(vals, (GraphTensor, DynamicList)):
-            raise UnsupportedSyntaxError(
-                f"{which}() over the rows of a tensor", loc=b.loc(node),
-                hint=f"use x.{which}(axis=0) or ops.{'amax' if which == 'max' else 'amin'}")
+            if kwargs:
+                raise UnsupportedSyntaxError(
+                    f"{which}() of a tensor's rows with {sorted(kwargs)}", loc=b.loc(node),
+                    hint=f"use x.{which}(axis=0)")
+            x = _rows_of(b, vals, node, which)
+            return (ops.amax if which == "max" else ops.amin)(x, 0)
         vals = list(vals)
         if not any(isinstance(v, GraphTensor) for v in vals) or kwargs:
             return getattr(builtins, which)(*args, **kwargs)
@@ -290,6 +344,7 @@ BUILTINS = {
     builtins.max: _minmax("max"), builtins.min: _minmax("min"), builtins.print: _print,
     builtins.map: _map, builtins.super: _super, builtins.sum: _sum, builtins.abs: _abs,
     builtins.round: _round, builtins.str: _text("s"), builtins.repr: _text("r"),
+    builtins.all: _all_any("all"), builtins.any: _all_any("any"),
 }
 
 _NUMPY_TO_OPS = {

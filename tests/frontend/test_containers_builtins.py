@@ -100,3 +100,37 @@ def test_round_of_a_python_number_a_condition_chose():
         return f
     assert run_both(make, T(1))[0] == (4, 4.0)
     assert run_both(make, T(-1))[0] == (2, 2.0)
+
+
+def test_all_and_any_over_a_tensor_and_over_a_list_of_tensors():
+    def make():
+        def f(x):
+            return (all(x), any(x), all([x[0], x[1]]), any((x[0] > 5, x[1] > 5)), all([]),
+                    any([x[0], 0]), all([1, x[0] > 0]), any([0, x[1]]))
+        return f
+    g, _ = run_both(make, T([1, 2]))
+    assert g == (True, True, True, False, True, True, True, True)
+    g, _ = run_both(make, T([0, 7]))
+    assert g == (False, True, False, True, True, False, False, True)
+
+
+def test_min_and_max_over_the_rows_of_a_tensor():
+    def make():
+        def f(x):
+            return max(x), min(x)
+        return f
+    g, _ = run_both(make, T([3, 9, 2]))
+    assert g[0].asnumpy() == 9 and g[1].asnumpy() == 2 and g[0].dtype == ms.int64
+    g, _ = run_both(make, T([[3.0], [9.0], [2.0]]))
+    assert g[0].shape == (1,) and g[0].asnumpy().tolist() == [9.0]
+
+
+def test_rows_of_several_elements_have_no_truth_in_either_mode():
+    for fn in (all, max):
+        def f(x, fn=fn):
+            return fn(x)
+        for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+            ms.set_context(mode=mode)
+            g = f if mode == ms.PYNATIVE_MODE else ms.jit(f)
+            with pytest.raises(ValueError, match="truth value of a Tensor with 2 elements"):
+                g(T([[1, 2], [3, 4]]))
