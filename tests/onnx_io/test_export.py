@@ -797,3 +797,26 @@ def test_an_assert_that_always_fails_only_fails_where_its_branch_runs(tmp_path):
         model.run_arrays([np.array([1, 2], np.float32)])
     with pytest.raises(Exception, match="out of data bounds"):
         ort_run(sess, [np.array([1, 2], np.float32)])
+
+
+def test_a_raise_under_a_tensor_condition_fails_only_where_its_path_runs(tmp_path):
+    """A `raise` on a path chosen by tensor values: a Raise node in an If branch and in a
+    Loop body; the exported model fails on those paths only, naming the exception."""
+    def f(x):
+        i = x * 0
+        while i < x:
+            if i > 3:
+                raise IndexError(f"too far: {i}")
+            i = i + 1
+        if x < 0:
+            raise ValueError("negative")
+        return i + x
+    example = (ms.Tensor(np.array(2, np.int32)),)
+    model, sess = export_and_compare(ms.jit(f), tmp_path, example,
+                                     runs=[[np.array(v, np.int32)] for v in (0, 2, 4)])
+    for bad, text in ((-1, b"ValueError: negative"), (6, b"IndexError: too far: {...}")):
+        with pytest.raises(Exception, match="out of data bounds"):
+            ort_run(sess, [np.array(bad, np.int32)])
+        assert text in (tmp_path / "m.onnx").read_bytes()     # the check's doc string
+    with pytest.raises(ValueError, match="negative"):
+        model.run_arrays([np.array(-1, np.int32)])
