@@ -22,6 +22,7 @@ from .control_flow import (build_guarded, build_if_stmt, certainly_left, conditi
                            finish_return)
 from .expressions import ExpressionBuilder, LocalFunction, note_location as _note
 from .loops import build_for, build_while
+from .attributes import set_object_attr
 from .raising import build_assert, build_raise, mark_raised
 from .withs import build_with
 from .operators import IBINOPS
@@ -242,11 +243,7 @@ class FunctionBuilder(ExpressionBuilder):
             # Cell.__setattr__ does set_data): an Assign, when the graph runs
             ops.assign(cur, value)
             return
-        raise UnsupportedSyntaxError(
-            f"setting attribute '{attr}' of {type(obj).__name__} inside a compiled function "
-            f"(it would change once, while the graph is built, not at every call)",
-            loc=self.loc(stmt), hint="set it in __init__, or keep the value in a local "
-                                     "variable and return it")
+        set_object_attr(self, obj, attr, value, stmt)
 
     def setitem(self, target, obj, key, value, stmt):
         if isinstance(obj, Parameter):

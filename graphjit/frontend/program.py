@@ -29,6 +29,9 @@ class Program:
     # updates (see Compiler.state_sources); the graph then also takes the state token
     # and returns the last one after its results
     state_slots: List[tuple] = field(default_factory=list)
+    # (weakref to object, attribute, value): `obj.attr = constant` statements of the
+    # program, done again after every run (eager mode does them at every call)
+    attr_writes: List[tuple] = field(default_factory=list)
 
 
 def build_program(fn, self_obj, args, kwargs, tensors, arg_names, name, *, max_unroll: int,
@@ -74,7 +77,8 @@ def build_program(fn, self_obj, args, kwargs, tensors, arg_names, name, *, max_u
     bound = {(src[1], src[2]) for _, _, sources in slots for src in sources
              if src[0] == "attr"}
     guards = [g for g in compiler.guards if not (g[2] == "param" and (g[0], g[1]) in bound)]
-    return Program(graph, template, guards, compiler.records, compiler.warnings, slots)
+    return Program(graph, template, guards, compiler.records, compiler.warnings, slots,
+                   compiler.attr_writes)
 
 
 def _to_graph(x, path, tensor_map, graph):

@@ -129,3 +129,4 @@ def build_assert(b: FunctionBuilder, node: ast.Assert):
     raise_exception(b, AssertionError() if msg is None else AssertionError(msg), _NO_CAUSE,
                     node)
 
+

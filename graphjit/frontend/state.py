@@ -59,6 +59,7 @@ class Compiler:
         # a call just built raises on every path (its Raise nodes run): the statement or
         # branch that made it marks its own path as raised
         self.raised_call = False
+        self.attr_writes: List[tuple] = []      # (weakref to object, attribute, value)
 
     def note_external(self, value):
         if type(value) in (list, dict, set) or isinstance(value, Tensor):

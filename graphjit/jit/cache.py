@@ -129,6 +129,7 @@ class CacheEntry:
     arg_desc: List[Tuple[str, str]] = field(default_factory=list)
     checked: bool = False
     state: Optional[StateBinding] = None   # the Parameters the graph reads and updates
+    attr_writes: List[tuple] = field(default_factory=list)   # Program.attr_writes
 
     def guards_hold(self, arg_params=None, state=True) -> bool:
         """Whether every attribute the graph depends on is as it was, and (state) its
@@ -181,6 +182,10 @@ class CacheEntry:
                 raise RuntimeError("a Parameter the compiled graph reads was replaced by "
                                    "another thread while this call started; call again")
             outs = self.plan(*self.state.arguments(arrays, variables))
+        for ref, attr, value in self.attr_writes:     # `self.attr = constant`, every call
+            obj = ref()
+            if obj is not None:
+                setattr(obj, attr, value)
         t = self.template
         if type(t) is Out and not t.weak and not t.is_list:
             return Tensor._wrap(outs[t.i])
@@ -340,7 +345,8 @@ def build_entry(fn, self_obj, args, kwargs, key, tensors, name, reason) -> Cache
         p.type.kind != "tensor" for p in graph.params) else None
     return CacheEntry(key, graph, plan, program.template, program.guards, program.records,
                       program.warnings, reason, time.perf_counter() - t0,
-                      _describe_signature(key, names, len(args)), state=state)
+                      _describe_signature(key, names, len(args)), state=state,
+                      attr_writes=program.attr_writes)
 
 
 def _diff_reason(entries: List[CacheEntry], key, names) -> str:

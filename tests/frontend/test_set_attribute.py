@@ -1,0 +1,80 @@
+"""`self.attr = value` (not a Parameter) inside construct: MindSpore 2.x sets it at every
+call (JIT Fallback), so graph mode does too for constants on paths known while
+building; a value or a path that depends on tensors is refused."""
+import numpy as np
+import pytest
+
+import graphjit as ms
+from graphjit import nn
+from helpers import run_both, T
+
+
+class _Sets(nn.Cell):
+    def __init__(self, start):
+        super().__init__()
+        self.data = start
+
+    def construct(self, x):
+        y = x + self.data
+        self.data = 2
+        self.m: int = 5
+        return y, self.data, self.m
+
+
+def test_a_constant_is_set_at_every_call_and_read_after_it():
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        ms.set_context(mode=mode)
+        net = _Sets(1)
+        out = net(T(1))
+        assert out[0].asnumpy() == 2 and out[1:] == (2, 5)
+        assert net.data == 2 and net.m == 5
+        net.data = 1                       # changed between calls: set again by the call
+        assert net(T(1))[0].asnumpy() == 2 and net.data == 2
+        assert net(T(1))[0].asnumpy() == 3     # this call reads the 2 the last one set
+
+
+def test_constants_of_other_kinds_and_a_global_object():
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.data = 1
+
+        def construct(self, x):
+            self.data = ms.Tensor([1, 2, 3, 4])
+            self.arr = np.array([1, 2])
+            return self.data + x
+    g, _ = run_both(Net, T([1, 1, 1, 1]))
+    assert g.asnumpy().tolist() == [2, 3, 4, 5]
+
+    class Box:
+        x = 100
+    box = Box()
+
+    def f():
+        box.x = 99
+        return box.x
+    ms.set_context(mode=ms.GRAPH_MODE)
+    box.x = 100
+    assert ms.jit(f)() == 99 and box.x == 99
+
+
+def test_a_value_or_a_path_chosen_by_tensors_is_refused():
+    class Computed(nn.Cell):
+        def construct(self, x):
+            self.data = x * 2
+            return x
+
+    class Conditional(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.flag = 0
+
+        def construct(self, x):
+            if x > 0:
+                self.flag = 1
+            return x
+    ms.set_context(mode=ms.GRAPH_MODE)
+    with pytest.raises(ms.UnsupportedSyntaxError, match="known only when the graph runs"):
+        Computed()(T(1))
+    with pytest.raises(ms.UnsupportedSyntaxError, match="path chosen by tensor values"):
+        Conditional()(T(1))
