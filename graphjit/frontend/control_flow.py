@@ -553,6 +553,22 @@ def index_sequence(b: FunctionBuilder, seq, key: GraphTensor):
         out = ops.gather(Tensor._wrap(arr), key, 0)
         out.weak = True
         return out
+    numbers = [_info(x) for x in seq]
+    if all(i is not None and i[2] and i[1] == () for i in numbers):
+        # Python numbers, some of them graph values standing for one (weak scalars)
+        kinds = {"i" if i[3] == "u" else i[3] for i in numbers}
+        if len(kinds) != 1:
+            raise UnsupportedSyntaxError(
+                f"indexing a Python {type(seq).__name__} of numbers of different kinds "
+                f"({', '.join(sorted(kinds))}) with a tensor value: the item's Python type "
+                f"would depend on the value", hint="make the items numbers of one kind")
+        dtype = next((i[0] for i in numbers if i[0] is not None), None) or \
+            _WEAK_DEFAULT[kinds.pop()]
+        out = ops.gather(ops.stack([ops.cast(x, dtype) if isinstance(x, GraphTensor) else
+                                    Tensor._wrap(np.asarray(x, dtype.np)) for x in seq], 0),
+                         key, 0)
+        out.weak = True
+        return out
     if all(isinstance(x, (GraphTensor, Tensor)) for x in seq):
         types_ = {(x.dtype, _info(x)[1]) for x in seq}
         if len(types_) != 1:

@@ -111,13 +111,10 @@ def build_assert(b: FunctionBuilder, node: ast.Assert):
     if isinstance(cond, GraphTensor):
         where = b.loc(node)
         located = f"(assert at {where.file}:{where.line}: `{where.text.strip()}`)"
-        if node.msg is None:
-            ops.functional.runtime_assert(cond, located)
-            return
-        msg = b.eval(node.msg)
+        msg = None if node.msg is None else b.eval(node.msg)
         if not has_runtime(msg):
-            text = msg if isinstance(msg, str) else str(msg)
-            ops.functional.runtime_assert(cond, (text + "\n" if text else "") + located)
+            text = "" if msg is None else msg if isinstance(msg, str) else str(msg)
+            GraphTensor._apply("Assert", (cond,), {"message": text, "note": located})
             return
         branch(b, ops.logical_not(cond),
                lambda: raise_exception(b, AssertionError(msg), _NO_CAUSE, node),

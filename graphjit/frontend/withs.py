@@ -8,7 +8,8 @@ source like any method, in Python's order.
 An exception raised while the graph is built (a path known then) reaches __exit__ as
 Python passes it: __exit__(type, value, None), and a true result (known while
 building) suppresses it. A raise on a path chosen by tensor values happens when the
-graph runs, where __exit__ cannot see it: refused.
+graph runs, where __exit__ cannot see it: refused unless __exit__ has no effect a run
+can see and returns a false constant (it would neither act nor suppress).
 """
 from __future__ import annotations
 
@@ -26,14 +27,23 @@ if TYPE_CHECKING:
 __all__ = ["build_with"]
 
 
-def _raise_nodes(ctx) -> int:
+def _count(ctx, pred) -> int:
+    """How many nodes of ctx's graph (and its subgraphs) satisfy pred."""
     n, stack = 0, [ctx.graph]
     while stack:
         g = stack.pop()
         for node in g.nodes:
-            n += node.op == "Raise"
+            n += bool(pred(node))
             stack.extend(v for v in node.attrs.values() if hasattr(v, "nodes"))
     return n
+
+
+def _is_raise(node):
+    return node.op == "Raise"
+
+
+def _has_effects(node):
+    return node.effects()
 
 
 def build_with(b: FunctionBuilder, node: ast.With):
@@ -61,7 +71,7 @@ def _enter(b: FunctionBuilder, node: ast.With, i: int):
     value = call(b, getattr(mgr, "__enter__"), [], {}, item.context_expr)
     if item.optional_vars is not None:
         b.assign(item.optional_vars, value, node)
-    raises_before = _raise_nodes(active())
+    raises_before = _count(active(), _is_raise)
     try:
         _enter(b, node, i + 1)
     except GraphJitError:
@@ -77,10 +87,16 @@ def _enter(b: FunctionBuilder, node: ast.With, i: int):
         if suppress:
             return
         raise
-    if _raise_nodes(active()) != raises_before:
+    raised = _count(active(), _is_raise) != raises_before
+    effects_before = _count(active(), _has_effects)
+    result = call(b, getattr(mgr, "__exit__"), [None, None, None], {}, node)
+    if raised and (_count(active(), _has_effects) != effects_before or
+                   isinstance(result, GraphTensor) or result):
+        # the Raise node skips __exit__: fine only where __exit__ does nothing a run can
+        # see and does not suppress exceptions
         raise UnsupportedSyntaxError(
             f"a raise on a path chosen by tensor values inside a with-block on a "
             f"{cls.__name__}: it happens when the graph runs, where {cls.__name__}.__exit__ "
-            f"cannot receive it", loc=b.loc(node),
+            f"(which prints, updates state or may suppress it) cannot receive it",
+            loc=b.loc(node),
             hint="raise after the with-block, or under a condition known while building")
-    call(b, getattr(mgr, "__exit__"), [None, None, None], {}, node)

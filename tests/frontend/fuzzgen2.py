@@ -11,7 +11,10 @@ at several depths; augmented assignments; lists appended in loops then ops.stack
 early returns of tuples; names first bound after a tensor-conditioned break, continue
 or return and read after it; functions chosen by tensor conditions, then called; lists
 of different lengths joined at tensor conditions, then stacked, indexed, iterated and
-measured with len.
+measured with len; raise and assert under tensor conditions (messages formatted from
+tensor and Python values; test_fuzz2_equivalence checks the exception's type and text),
+with-blocks on a @jit_class, membership (`in`, `not in`, list.count) over lists of
+tensors, numbers and strings, and tuples indexed by bools decided at run time.
 
 Each variable keeps one kind (dtype and shape, or Python type) on every path, so a
 program is valid for graph mode unless it exercises a documented limit; loops are
@@ -69,6 +72,21 @@ def h_count(bv, k):
 
 def h_neg(v):
     return -v
+
+
+@ms.jit_class
+class HCtx:
+    def __init__(self, s):
+        self.s = s
+        self.n = 0
+
+    def __enter__(self):
+        self.n = self.n + 1
+        return self.s * 2
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        self.n = self.n + 10
+        return False
 '''
 
 FUNCS = ["ops.tanh", "abs", "h_neg", "(lambda t: t * 0.5)", "ops.relu"]
@@ -304,7 +322,8 @@ class Gen2:
             choices += ["break", "continue"]
         if r.random() < 0.12:
             choices.append("return")
-        choices += [c for c in ("leavebind", "fnchoice", "varlist") if self.ok(c)]
+        choices += [c for c in ("leavebind", "fnchoice", "varlist", "raise", "member",
+                                "boolindex", "with") if self.ok(c)]
         kind = r.choice(choices)
         if kind == "assign":
             self.assign(depth)
@@ -404,6 +423,14 @@ class Gen2:
             self.ret(depth + 1)
         elif kind == "leavebind":
             self.leavebind(depth, in_loop)
+        elif kind == "raise":
+            self.raise_(depth)
+        elif kind == "member":
+            self.member(depth)
+        elif kind == "boolindex":
+            self.boolindex(depth)
+        elif kind == "with":
+            self.with_(depth, in_loop)
         elif kind == "fnchoice":
             self.uid += 1
             g = f"g{self.uid}"
@@ -439,6 +466,51 @@ class Gen2:
             else:
                 self.emit(depth, f"for t{self.uid} in {ls}:")
                 self.emit(depth + 1, f"{v} = {v} * 0.5 + t{self.uid}")
+
+    def raise_(self, depth):
+        """raise or assert under a tensor condition, with a message eager mode formats
+        from the values it has (the check compares type and text)."""
+        r = self.r
+        self.uid += 1
+        tag = f"fuzz-raise-{self.uid}"
+        exc = r.choice(["ValueError", "KeyError", "IndexError", "RuntimeError", "TypeError"])
+        msg = r.choice([f'f"{tag} {{k}} {{z}} {{u}}"', f'"{tag} %d %s" % (k, flag)',
+                        f'"{tag} {{}}".format(iv)', f'"{tag}"'])
+        if r.random() < 0.3:
+            self.emit(depth, f"assert not ({self.tcond()}), {msg}")
+            return
+        self.emit(depth, f"if {self.tcond()}:")
+        if r.random() < 0.3:
+            self.block(depth + 1, False, 1)
+        self.emit(depth + 1, f"raise {exc}({msg})")
+
+    def member(self, depth):
+        r = self.r
+        items = r.sample(["n", "k", "'a'", "2", "iv[0]", "None", "m"], 3)
+        self.emit(depth, self.pick([
+            lambda: f"flag = {r.choice(['n', 'iv[1]', 'k', 'V[0]'])} "
+                    f"{r.choice(['in', 'not in'])} [{', '.join(items)}]",
+            lambda: f"{r.choice(INT)} = [{', '.join(items)}, n].count("
+                    f"{r.choice(['n', 'k', '2', 'iv[0]'])})",
+        ]))
+
+    def boolindex(self, depth):
+        r = self.r
+        self.emit(depth, self.pick([
+            lambda: f"{r.choice(VEC)} = ({self.vec(1)}, {self.vec(1)})[{self.tcond()}]",
+            lambda: f"{r.choice(INT)} = ({self.iexpr(1)}, {self.iexpr(1)}, 3)"
+                    f"[True if {self.tcond()} else False]",
+            lambda: f"{r.choice(VEC)} = [u, u2][n > {r.choice(INT)}] * 0.5",
+        ]))
+
+    def with_(self, depth, in_loop):
+        self.uid += 1
+        c, w = f"cm{self.uid}", f"wz{self.uid}"
+        self.emit(depth, f"{c} = HCtx(z)")
+        self.emit(depth, f"with {c} as {w}:")
+        self.emit(depth + 1, f"z = {w} * 0.25")
+        self.block(depth + 1, in_loop, 1)
+        self.emit(depth, f"k = k + {c}.n")
 
     def leave(self, depth, in_loop):
         kind = self.r.choice(["return"] + (["break", "continue"] if in_loop else []))

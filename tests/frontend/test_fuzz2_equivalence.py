@@ -67,7 +67,9 @@ def check_program(seed, tmp_path):
         try:
             with np.errstate(all="ignore"):
                 expected = fn(*args)
-        except Exception:
+        except Exception as e:
+            if "fuzz-raise" in str(e):      # the program's own raise or assert
+                check_same_raise(compiled, args, e, src)
             continue
         ms.set_context(mode=ms.GRAPH_MODE)
         try:
@@ -83,6 +85,21 @@ def check_program(seed, tmp_path):
                                  f"({type(e).__name__}: {e})\n{src}") from e
         problem = compare_results(got, expected)
         assert not problem, f"{problem}\ngraph={got!r}\neager={expected!r}\n{src}"
+
+
+def check_same_raise(compiled, args, expected, src):
+    """Graph mode raises what eager mode raised: the same class and text."""
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        with np.errstate(all="ignore"):
+            got = compiled(*args)
+    except Exception as e:
+        assert type(e) is type(expected) and str(e) == str(expected), \
+            f"graph mode raised {type(e).__name__}({e}), eager {type(expected).__name__}(" \
+            f"{expected})\n{src}"
+        return
+    raise AssertionError(f"graph mode gave {got!r} where eager mode raised "
+                         f"{type(expected).__name__}({expected})\n{src}")
 
 
 @settings(max_examples=100, derandomize=True, deadline=None,

@@ -79,19 +79,23 @@ def _assert_infer(ts, attrs):
 
 
 def _assert_factory(in_types, out_types, attrs):
-    msg = attrs["message"]
+    msg, note = attrs["message"], attrs["note"]
 
     def k(c):
         if not bool(np.all(c)):
-            e = AssertionError(msg)
-            e._graphjit_noted = True    # the user's own assertion, located in msg
+            e = AssertionError(msg) if msg else AssertionError()
+            if note:                    # where: a note, so str(e) is Python's text
+                e.add_note(note)
+            e._graphjit_noted = True    # the user's own assertion
+            e._graphjit_raised = True
             raise e
     return k
 
 
-register_op("Assert", ("condition",), {"message": ""}, infer=_assert_infer,
+register_op("Assert", ("condition",), {"message": "", "note": ""}, infer=_assert_infer,
             kernel_factory=_assert_factory, family="extern", effects="check",
-            doc="raise AssertionError(message) at run time if the condition is false")
+            doc="raise AssertionError(message) at run time if the condition is false (note: "
+                "where the assert is, added to the exception as a note)")
 
 
 def _nonzero_factory(in_types, out_types, attrs):
