@@ -5,8 +5,8 @@
 """
 from ._module_alias import install as _install_module_alias
 from .ir import dtypes as _dtypes
-from .ir.dtypes import (DType, bool_, int8, int16, int32, int64, uint8, float16, float32,
-                        float64)
+from .ir.dtypes import (DType, bool_, int8, int16, int32, int64, uint8, uint16, uint32,
+                        uint64, float16, float32, float64)
 from .ir.errors import (GraphJitError, ShapeJoinError, TypeJoinError, UnsupportedSyntaxError,
                         UndefinedVariableError, ShapeInferenceError, OpNotFoundError,
                         MissingInferenceError, MissingGradientError, GraphVerificationError,
@@ -25,6 +25,7 @@ from .train import Model, Callback, LossMonitor, TimeMonitor
 from .train import save_checkpoint, load_checkpoint, load_param_into_net
 from .common.parameter import ParameterTuple
 ms_function = jit   # MindSpore 1.x name
+ms_class = jit_class   # MindSpore 1.x name
 from .jit.compiled_model import compile, import_model, CompiledModel, InferRequest
 from .ops.function.grad.grad_func import get_grad, grad, value_and_grad
 from .ops.composite.base import GradOperation
@@ -41,7 +42,7 @@ __all__ = ["Tensor", "TensorSpec", "Parameter", "mutable", "GRAPH_MODE", "PYNATI
            "get_context", "ParallelMode", "set_auto_parallel_context",
            "get_auto_parallel_context", "reset_auto_parallel_context", "jit", "jit_class", "compile", "import_model", "explain",
            "CompiledModel", "InferRequest", "nn", "ops", "set_seed", "get_seed", "bool_",
-           "int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64", "ShapeJoinError",
+           "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64", "ShapeJoinError",
            "TypeJoinError", "UnsupportedSyntaxError", "UndefinedVariableError", "Model",
            "train", "dataset", "Callback", "LossMonitor", "TimeMonitor", "ParameterTuple",
            "grad", "value_and_grad", "GradOperation", "get_grad", "save_checkpoint", "load_checkpoint",

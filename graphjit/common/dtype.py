@@ -1,6 +1,6 @@
 """MindSpore's `mindspore.common.dtype` (often imported as mstype)."""
 from ..ir.dtypes import (DType, as_dtype, bool_, float16, float32, float64, int8, int16, int32,
-                         int64, uint8)
+                         int64, uint8, uint16, uint32, uint64)
 
 float_ = float32
 int_ = int64
@@ -10,4 +10,4 @@ Float = DType
 Int = DType
 
 __all__ = ["DType", "as_dtype", "bool_", "float16", "float32", "float64", "int8", "int16",
-           "int32", "int64", "uint8", "float_", "int_", "half", "double"]
+           "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float_", "int_", "half", "double"]

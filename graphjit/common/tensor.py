@@ -334,6 +334,15 @@ class Tensor(TensorLike):
         t._spec_shape = None
         return t
 
+    @staticmethod
+    def from_numpy(array) -> "Tensor":
+        """A Tensor over a numpy array, sharing its memory where it is C-contiguous
+        (MindSpore's Tensor.from_numpy)."""
+        if not isinstance(array, np.ndarray):
+            raise TypeError(f"Tensor.from_numpy takes a numpy.ndarray, got "
+                            f"{type(array).__name__}")
+        return Tensor._wrap(np.ascontiguousarray(array))
+
     @property
     def has_data(self) -> bool:
         return self._data is not None

@@ -5,7 +5,8 @@ import numpy as np
 
 __all__ = [
     "DType", "as_dtype", "from_numpy", "ALL_DTYPES", "BY_NUMPY",
-    "bool_", "int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64",
+    "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "float32", "float64",
 ]
 
 
@@ -55,11 +56,15 @@ int16 = DType("int16", "i16", np.int16)
 int32 = DType("int32", "i32", np.int32)
 int64 = DType("int64", "i64", np.int64)
 uint8 = DType("uint8", "u8", np.uint8)
+uint16 = DType("uint16", "u16", np.uint16)
+uint32 = DType("uint32", "u32", np.uint32)
+uint64 = DType("uint64", "u64", np.uint64)
 float16 = DType("float16", "f16", np.float16)
 float32 = DType("float32", "f32", np.float32)
 float64 = DType("float64", "f64", np.float64)
 
-ALL_DTYPES = (bool_, int8, int16, int32, int64, uint8, float16, float32, float64)
+ALL_DTYPES = (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16,
+              float32, float64)
 
 _BY_NAME = {}
 for _d in ALL_DTYPES:
