@@ -25,7 +25,7 @@ from ..ops.composite.base import _AllInputs
 from ..ops.function.grad.grad_func import GradFunction, tensor_leaves
 from ..common.tensor import TensorLike, TensorSpec
 from .grad_reuse import reuse_primal, take_primal
-from .templates import Out, _param_name, _template
+from .templates import Out, TextOut, _param_name, _template
 from .state import Compiler
 from .values import DynamicList, GraphContext, GraphTensor, active
 
@@ -245,6 +245,10 @@ def call_grad_inline(b, gf: GradFunction, args, kwargs, node):
 
 def _fill_graph(t, vals):
     """A template filled with graph values."""
+    if isinstance(t, TextOut):
+        raise UnsupportedSyntaxError(
+            "a gradient function returning a string made from tensor values",
+            hint="return the tensors")
     if isinstance(t, Out):
         if t.is_list:
             raise UnsupportedSyntaxError(

@@ -6,9 +6,10 @@
 
 An f-string, `"..." % args`, `"...".format(...)`, `str(x)` or `repr(x)` over graph
 values gives a RuntimeString: pieces that graphjit.ir.text turns into the text eager
-Python makes from eager Tensors. It can be printed, joined with `+` and put in an
-exception; anything that needs its characters while the graph is built (comparing
-it, returning it from the graph) is refused.
+Python makes from eager Tensors. It can be printed, joined with `+`, put in an
+exception and returned (the call makes its text after each run, from the graph's
+results); anything that needs its characters while the graph is built (comparing it,
+len, indexing) is refused.
 """
 from __future__ import annotations
 

@@ -4,10 +4,10 @@ and the names graph parameters get from argument paths."""
 from __future__ import annotations
 
 from ..ir.errors import UnsupportedSyntaxError
-from .strings import RuntimeString
+from .strings import RuntimeString, encode
 from .values import DynamicList, GraphContext, GraphTensor, LocalFunction, Switch
 
-__all__ = ["Out"]
+__all__ = ["Out", "TextOut"]
 
 
 class Out:
@@ -19,6 +19,16 @@ class Out:
 
     def __init__(self, i, weak, kind, is_list=False):
         self.i, self.weak, self.kind, self.is_list = i, weak, kind, is_list
+
+
+class TextOut:
+    """A place in the returned structure filled by a string made from graph results
+    first .. first + len(dtypes) - 1 (graphjit.ir.text's tree over them)."""
+
+    __slots__ = ("tree", "first", "dtypes")
+
+    def __init__(self, tree, first, dtypes):
+        self.tree, self.first, self.dtypes = tree, first, tuple(dtypes)
 
 
 def _template(x, results: list, ctx: GraphContext, loc=None):
@@ -37,12 +47,14 @@ def _template(x, results: list, ctx: GraphContext, loc=None):
             "tuples, lists and dicts of them", loc=loc,
             hint="call the function inside and return its result")
     if isinstance(x, RuntimeString):
-        raise UnsupportedSyntaxError(
-            "the compiled function returns a string made from tensor values; its text exists "
-            "only when the graph runs, and graph mode returns tensors, numbers and tuples, "
-            "lists and dicts of them", loc=loc,
-            hint="return the tensors and format them after the call (or print the string "
-                 "inside)")
+        # str(x), f"{x}"...: its tensors are results, the text is made after each run
+        inputs: list = []
+        tree = encode(x, inputs)
+        first = len(results)
+        for v in inputs:
+            results.append(ctx.lift(v.value) if isinstance(v, GraphTensor) else
+                           ctx.value_of(v))
+        return TextOut(tree, first, [v.dtype for v in inputs])
     if isinstance(x, tuple):
         return tuple(_template(v, results, ctx, loc) for v in x)
     if isinstance(x, list):

@@ -14,9 +14,11 @@ import numpy as np
 from ..backend.executor import compile_graph
 from ..context import _context, get_context
 from ..frontend.program import Out, build_program
+from ..frontend.templates import TextOut
 from .bindings import StateBinding
 from ..ir.dtypes import as_dtype
 from ..ir.graph import Graph
+from ..ir.text import decode
 from ..ir.types import TensorType, format_shape
 from ..ir.uniformity import check_collectives
 from ..ir.verifier import verify
@@ -290,6 +292,8 @@ _PY = {"b": bool, "i": int, "u": int, "f": float}
 
 
 def _fill(t, outs):
+    if isinstance(t, TextOut):      # a string made from tensor values, as eager made it
+        return decode(t.tree, outs[t.first:t.first + len(t.dtypes)], t.dtypes)
     if isinstance(t, Out):
         a = outs[t.i]
         if t.is_list:
