@@ -22,6 +22,7 @@ from .values import LocalFunction, Switch
 from .values import DynamicList, GraphTensor, as_graph
 from ..ops.function.grad.grad_func import GradFunction
 from .strings import RuntimeString, encode, has_runtime, str_format
+from ..ops.composite.mapping import HyperMap, Map, MultitypeFuncGraph
 from .grad_program import call_grad_inline
 from .grad_reuse import record_primal
 
@@ -373,6 +374,10 @@ def call(b, func, args, kwargs, node):
         return handler(b, args, kwargs, node)
     if isinstance(func, GradFunction):
         return call_grad_inline(b, func, args, kwargs, node)
+    if isinstance(func, (HyperMap, Map)) and not kwargs:   # each leaf call is built
+        return func.apply(lambda f, *xs: call(b, f, list(xs), {}, node), args)
+    if isinstance(func, MultitypeFuncGraph):
+        return call(b, func.resolve(args), args, kwargs, node)
     if isinstance(func, Switch):
         return _call_switch(b, func, args, kwargs, node)
     jit_target = getattr(type(func), "_graphjit_target", None)

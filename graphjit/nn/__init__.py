@@ -38,4 +38,5 @@ __all__ = ["Cell", "CellList", "SequentialCell", "ReLU", "ReLU6", "Sigmoid", "Ta
            "Conv1dTranspose", "Conv2dTranspose", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d",
            "InstanceNorm3d", "Upsample", "KLDivLoss", "CosineEmbeddingLoss", "MultiheadAttention",
            "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
-           "TransformerDecoder", "Transformer", "Accuracy", "Loss", "MAE", "MSE", "Metric"]
+           "TransformerDecoder", "Transformer", "Accuracy", "Loss", "MAE", "MSE", "Metric",
+           "TensorArray"]

@@ -22,11 +22,12 @@ from .function.index_func import max, min  # noqa: F401  (shadow the builtins)
 from .function.math_func import abs, all, any, pow, round, sum  # noqa: F401  (shadow builtins)
 from .function.grad.grad_func import stop_gradient  # noqa: F401
 from .composite.math_ops import mm  # noqa: F401
+from .composite.mapping import tuple_div, typeof  # noqa: F401  (F.tuple_div, F.typeof)
 
 __all__ = [n for n in _function.__all__ if n not in (
     "grad", "value_and_grad", "get_grad", "GradFunction", "tensor_leaves", "map_leaves")] + [
     "mm", "index_update", "identity", "dtype", "make_tuple", "tuple_getitem",
-    "tensor_scatter_update"]
+    "tensor_scatter_update", "tuple_div", "typeof"]
 
 
 # -- updates and effects ---------------------------------------------------------------------

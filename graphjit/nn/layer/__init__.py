@@ -12,6 +12,7 @@ from .padding import *  # noqa: F401,F403
 from .rnn_cells import *  # noqa: F401,F403
 from .rnns import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
+from .tensor_array import TensorArray  # noqa: F401
 
 __all__ = ["CellList", "SequentialCell", "ReLU", "ReLU6", "Sigmoid", "Tanh", "SiLU", "LeakyReLU",
            "ELU", "GELU", "Softplus", "Softmax", "LogSoftmax", "get_activation", "HSwish",
@@ -22,4 +23,4 @@ __all__ = ["CellList", "SequentialCell", "ReLU", "ReLU6", "Sigmoid", "Tanh", "Si
            "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "Embedding", "ZeroPad2d",
            "ConstantPad2d", "RNNCell", "GRUCell", "LSTMCell", "RNN", "GRU", "LSTM",
            "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
-           "TransformerDecoderLayer", "TransformerDecoder", "Transformer"]
+           "TransformerDecoderLayer", "TransformerDecoder", "Transformer", "TensorArray"]

@@ -1,5 +1,6 @@
 """MindSpore's `mindspore.ops.composite` (often imported as C): GradOperation (base.py), mm
-(math_ops.py), and grad and value_and_grad (of ops/function/grad/grad_func.py).
+(math_ops.py), grad and value_and_grad (of ops/function/grad/grad_func.py), and
+MultitypeFuncGraph, HyperMap and Map (mapping.py).
 
     from mindspore.ops import composite as C
     grad = C.GradOperation(get_by_list=True)     # in __init__
@@ -9,6 +10,8 @@ from __future__ import annotations
 
 from .base import GradOperation
 from .math_ops import mm
+from .mapping import HyperMap, Map, MultitypeFuncGraph
 from ..function.grad.grad_func import grad, value_and_grad
 
-__all__ = ["GradOperation", "grad", "value_and_grad", "mm"]
+__all__ = ["GradOperation", "grad", "value_and_grad", "mm", "HyperMap", "Map",
+           "MultitypeFuncGraph"]
