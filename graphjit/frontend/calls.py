@@ -396,6 +396,16 @@ def call(b, func, args, kwargs, node):
     if type(owner) is str and getattr(func, "__name__", "") == "format" and (
             has_runtime(args) or has_runtime(kwargs)):
         return str_format(owner, args, kwargs)
+    if type(owner) is str and getattr(func, "__name__", "") == "join" and len(args) == 1 \
+            and not kwargs and type(args[0]) in (list, tuple) and any(
+                isinstance(v, RuntimeString) for v in args[0]):
+        out = ""
+        for i, v in enumerate(args[0]):
+            if not isinstance(v, (str, RuntimeString)):
+                raise TypeError(f"sequence item {i}: expected str instance, "
+                                f"{type(v).__name__} found")
+            out = out + (owner if i else "") + v
+        return out
     if type(owner) in (list, tuple) and getattr(func, "__name__", "") == "count" and \
             len(args) == 1 and not kwargs and involves_tensors(owner, args[0]):
         return count(owner, args[0], lambda v: condition_value(b, v, node))

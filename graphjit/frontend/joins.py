@@ -19,6 +19,7 @@ from ..ir.types import format_shape_ms
 from ..ops._dispatch import PY_SCALARS, weak_kind
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor, TensorLike
+from .strings import RuntimeString
 from .values import (Collector, DynamicList, GraphContext, GraphTensor, LocalFunction,
                      MaybeUndefined, Switch, Undefined)
 
@@ -91,6 +92,8 @@ def describe_value(x) -> str:
         return f"{article} {x.dtype} tensor of shape {format_shape_ms(_info(x)[1])}"
     if isinstance(x, Undefined):
         return "not defined"
+    if isinstance(x, RuntimeString):
+        return "a string made from tensor values (its text exists only when the graph runs)"
     if x is None:
         return "None"
     if isinstance(x, _PLAIN):

@@ -318,3 +318,22 @@ def test_a_constant_tensor_is_formatted_while_building():
                 raise ValueError(f"The input should not be {x}.")
             return x
     raises_both(Net, ValueError, "The input should not be 1.")
+
+
+def test_strings_made_from_tensors_join_concatenate_and_print_in_branches_and_loops(capsys):
+    def make():
+        def f(x):
+            s = f"x={x}"
+            if x > 0:
+                print(s + "!")
+            i = 0
+            while i < x:
+                print("i", s, f"{i}")
+                i += 1
+            s += "?"
+            return "-".join([s, str(x * 2), "end"])
+        return f
+    g, e = run_both(make, T(2))
+    assert g == e == "x=2?-4-end"
+    out = capsys.readouterr().out.splitlines()
+    assert out[:3] == out[3:] == ["x=2!", "i x=2 0", "i x=2 1"]
