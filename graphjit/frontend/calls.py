@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import types
 
 import numpy as np
@@ -378,6 +379,9 @@ def call(b, func, args, kwargs, node):
         return func.apply(lambda f, *xs: call(b, f, list(xs), {}, node), args)
     if isinstance(func, MultitypeFuncGraph):
         return call(b, func.resolve(args), args, kwargs, node)
+    if type(func) is functools.partial:      # F.partial(f, a)(b): f(a, b), built as f is
+        return call(b, func.func, list(func.args) + list(args), {**func.keywords, **kwargs},
+                    node)
     if isinstance(func, Switch):
         return _call_switch(b, func, args, kwargs, node)
     jit_target = getattr(type(func), "_graphjit_target", None)

@@ -23,11 +23,13 @@ from .function.math_func import abs, all, any, pow, round, sum  # noqa: F401  (s
 from .function.grad.grad_func import stop_gradient  # noqa: F401
 from .composite.math_ops import mm  # noqa: F401
 from .composite.mapping import tuple_div, typeof  # noqa: F401  (F.tuple_div, F.typeof)
+from functools import partial  # noqa: F401,E402  (F.partial, as MindSpore's)
+from builtins import len as tuple_len  # noqa: F401,E402  (F.tuple_len)
 
 __all__ = [n for n in _function.__all__ if n not in (
     "grad", "value_and_grad", "get_grad", "GradFunction", "tensor_leaves", "map_leaves")] + [
     "mm", "index_update", "identity", "dtype", "make_tuple", "tuple_getitem",
-    "tensor_scatter_update", "tuple_div", "typeof"]
+    "tensor_scatter_update", "tuple_div", "typeof", "partial", "tuple_len"]
 
 
 # -- updates and effects ---------------------------------------------------------------------

@@ -97,3 +97,25 @@ def test_tensor_array_written_under_a_tensor_condition():
         [[2.0, 4.0]]
     assert run_both(Net, T(np.array([-1.0, 0.0], np.float32)))[0].asnumpy().tolist() == \
         [[-1.0, 0.0]]
+
+
+def test_hypermap_with_a_partial_function_as_optimizers_write_it():
+    scale = C.MultitypeFuncGraph("scale")
+
+    @scale.register("Number", "Tensor")
+    def _scale(k, g):
+        if g.sum() > 0:
+            return g * k
+        return g
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.hyper_map = C.HyperMap()
+
+        def construct(self, a, b):
+            grads = (a, b)
+            return self.hyper_map(F.partial(scale, 2.0), grads), F.tuple_len(grads)
+    g, _ = run_both(Net, T([1.0]), T([-1.0]))
+    assert g[0][0].asnumpy().tolist() == [2.0] and g[0][1].asnumpy().tolist() == [-1.0]
+    assert g[1] == 2
