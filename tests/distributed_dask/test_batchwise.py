@@ -686,3 +686,33 @@ def test_states_of_simple_values():
     w = g.const(np.ones((3, 3), np.float32))
     g.set_results([g.apply("MatMul", x, w), g.apply("Add", w, w), g.apply("Transpose", x)])
     assert batch_states(g)[0] == [Rows(0), INVARIANT, Rows(1)]
+
+
+class RaiseOnBatch(nn.Cell):
+    def construct(self, x):
+        if x.sum() > 1000.0:
+            raise ValueError(f"too large: {x}")
+        return x * 2.0
+
+
+class RaiseOnFlag(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.limit = ms.Parameter(ms.Tensor(np.array(1.0, np.float32)), name="limit")
+
+    def construct(self, x):
+        if self.limit > 5:
+            raise ValueError("limit too large")
+        return x * 2.0
+
+
+def test_a_raise_is_a_check_for_batch_scoring():
+    """A Raise (a `raise` under a tensor condition) is a check: under a condition
+    computed from the batch's rows it is refused, as Assert is; under one that does not
+    depend on the batch it is fine."""
+    model = ms.compile(RaiseOnBatch(), ms.TensorSpec((None, 3), ms.float32))
+    with pytest.raises(NotBatchwiseError, match="Raise runs under a condition"):
+        check_batchwise(model)
+    ok = ms.compile(RaiseOnFlag(), ms.TensorSpec((None, 3), ms.float32))
+    assert "Raise" in str(ok.graph)
+    check_batchwise(ok)
