@@ -19,7 +19,8 @@ import ast
 from typing import TYPE_CHECKING
 
 from .. import ops
-from ..ir.errors import RaiseError, UnsupportedSyntaxError
+from ..ir.errors import (RaiseError, UndefinedVariableError, UnknownExceptionError,
+                         UnsupportedSyntaxError)
 from ..ir.text import exception_class
 from .control_flow import branch, condition_value
 from .state import LEFT, RAISED
@@ -55,7 +56,16 @@ def build_raise(b: FunctionBuilder, node: ast.Raise):
             "a bare 'raise' re-raises the exception being handled, and a compiled function "
             "handles none (it has no try/except)", loc=b.loc(node),
             hint="raise an exception: raise ValueError(...)")
-    exc = _instance(b.eval(node.exc), "the raised value")
+    try:
+        exc = _instance(b.eval(node.exc), "the raised value")
+    except UndefinedVariableError as e:
+        target = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+        if isinstance(target, ast.Name) and e.names == (target.id,):
+            # MindSpore: RuntimeError "Unsupported exception type"; Python: NameError
+            raise UnknownExceptionError(
+                f"Unsupported exception type: {target.id}: name '{target.id}' is not "
+                f"defined", loc=b.loc(node), names=(target.id,), hint=e.hint) from None
+        raise
     cause = _NO_CAUSE
     if node.cause is not None:
         cause = b.eval(node.cause)

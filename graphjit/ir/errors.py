@@ -136,6 +136,11 @@ class RaiseError(GraphJitError, RuntimeError):
     constant condition"), or an exception class that is not a built-in one."""
 
 
+class UnknownExceptionError(UndefinedVariableError, RaiseError):
+    """`raise X(...)` where X is not defined: a NameError (as Python raises) that is also
+    MindSpore's RuntimeError "Unsupported exception type"."""
+
+
 class EquivalenceError(GraphJitError, AssertionError):
     """check_equivalence found graph mode and eager mode disagreeing."""
 
@@ -169,5 +174,5 @@ def _install_str(cls):
 for _cls in (ShapeJoinError, TypeJoinError, UnsupportedSyntaxError, UndefinedVariableError,
              ShapeInferenceError, OpNotFoundError, MissingInferenceError,
              MissingGradientError, GraphVerificationError, GraphRuntimeError,
-             EquivalenceError, ModelFileError, RaiseError):
+             EquivalenceError, ModelFileError, RaiseError, UnknownExceptionError):
     _install_str(_cls)

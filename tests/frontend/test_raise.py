@@ -337,3 +337,18 @@ def test_strings_made_from_tensors_join_concatenate_and_print_in_branches_and_lo
     assert g == e == "x=2?-4-end"
     out = capsys.readouterr().out.splitlines()
     assert out[:3] == out[3:] == ["x=2!", "i x=2 0", "i x=2 1"]
+
+
+def test_raising_an_undefined_exception_class_is_a_name_error_and_mindspores_runtime_error():
+    class Net(nn.Cell):
+        def construct(self, x):
+            if x == 1:
+                raise NotSupportError(f"The input should not be 1.")  # noqa: F821
+            return x
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    with pytest.raises(NameError):
+        Net()(1)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    with pytest.raises(RuntimeError, match="Unsupported exception type: NotSupportError") as e:
+        Net()(1)
+    assert isinstance(e.value, NameError)
