@@ -19,9 +19,9 @@ from ..ir.types import format_shape_ms
 from ..ops._dispatch import PY_SCALARS, weak_kind
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor, TensorLike
-from .strings import RuntimeString
+from .strings import RuntimeString, encode
 from .values import (Collector, DynamicList, GraphContext, GraphTensor, LocalFunction,
-                     MaybeUndefined, Switch, Undefined)
+                     MaybeUndefined, Switch, Undefined, active)
 
 __all__ = ["join_leaf", "join_trees", "fill_holes", "placeholder_like", "materialize",
            "snapshot", "restore", "describe_value"]
@@ -257,6 +257,11 @@ def join_trees(name, a, b, pairs: List[_Pair], side_names, locs, where_loc):
             f"'{name}' is a list of run-time length on one path and "
             f"{describe_value(b if isinstance(a, DynamicList) else a)} on the other",
             loc=where_loc, names=(name,), hint=f"make '{name}' a list on both paths")
+    if _is_text(a) and _is_text(b):
+        # other strings on the two paths: the If gives which one (0 or 1); the string is
+        # made from it when the graph runs (where it is printed, raised or returned)
+        pairs.append(join_leaf(f"{name} (which string)", 0, 1, side_names, locs, where_loc))
+        return _TextChoice(a, b, _Hole(len(pairs) - 1))
     if _is_function_value(a) and _is_function_value(b):
         # other functions on the two paths: the If gives which one (0 or 1), and calling
         # the name builds each call in a branch
@@ -379,6 +384,28 @@ class _SwitchTemplate:
     labels: Any
 
 
+def _is_text(x) -> bool:
+    """A str, or a string made from values of the graphs outside the If (a string made
+    from a branch's own values would need them as outputs too: not joined)."""
+    if isinstance(x, str):
+        return True
+    if not isinstance(x, RuntimeString):
+        return False
+    inputs: list = []
+    encode(x, inputs)
+    ctx = active()
+    return all(not isinstance(v, GraphTensor) or ctx.owns(v.value) for v in inputs)
+
+
+@dataclass
+class _TextChoice:
+    """A name given string a on one path and string b on the other."""
+
+    a: Any
+    b: Any
+    which: Any
+
+
 @dataclass
 class _Choice:
     """A name given function a on one path and function b on the other."""
@@ -444,6 +471,9 @@ def fill_holes(template, outs):
         rows = [(fill_holes(v, outs), fill_holes(f, outs)) for v, f in template.rows]
         prefix, stacks, masks = ([fill_holes(x, outs) for x in part] for part in template.head)
         return DynamicList(prefix, stacks, [v for v, _ in rows], masks, [f for _, f in rows])
+    if isinstance(template, _TextChoice):
+        return RuntimeString([("pick", fill_holes(template.which, outs),
+                               (template.a, template.b))])
     if isinstance(template, _Choice):
         return _merge_choice(fill_holes(template.a, outs), fill_holes(template.b, outs),
                              fill_holes(template.which, outs))

@@ -34,7 +34,8 @@ def _refuse(what):
 class RuntimeString:
     """A str whose text is made when the graph runs (see the module docstring).
     pieces: str, or ("fmt", value, conversion, spec) / ("%", template, value) /
-    ("format", template, args, kwargs) over live values (graph values, constants)."""
+    ("format", template, args, kwargs) / ("pick", index, (str a, str b)) over live values
+    (graph values, constants)."""
 
     __slots__ = ("pieces",)
 
@@ -126,6 +127,8 @@ def encode(v, inputs: list):
 
 
 def _encode_piece(p, inputs):
+    if p[0] == "pick":             # one of two strings, chosen when the graph runs
+        return ("pick", encode(p[1], inputs), tuple(encode(x, inputs) for x in p[2]))
     if p[0] == "fmt":
         return ("fmt", encode(p[1], inputs), p[2], p[3])
     if p[0] == "%":

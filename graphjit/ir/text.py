@@ -14,6 +14,7 @@ leaves are constants or indices of the op's tensor inputs.
                         ("fmt", tree, conversion, spec)       f"{x!r:>5}"
                         ("%", template, tree)                 "..." % x
                         ("format", template, args, kwargs)    "...".format(...)
+                        ("pick", index, (a, b))               a or b by the index
 """
 from __future__ import annotations
 
@@ -124,6 +125,8 @@ def decode(tree, xs, dtypes):
                 out.append(format(_convert(decode(p[1], xs, dtypes), p[2]), p[3]))
             elif p[0] == "%":
                 out.append(p[1] % decode(p[2], xs, dtypes))
+            elif p[0] == "pick":
+                out.append(decode(p[2][int(decode(p[1], xs, dtypes))], xs, dtypes))
             else:
                 out.append(p[1].format(*decode(p[2], xs, dtypes), **decode(p[3], xs, dtypes)))
         return "".join(out)
@@ -157,8 +160,8 @@ def sketch(tree) -> str:
     if kind == "obj":
         return tree[2]
     if kind == "str":
-        return "".join(p if isinstance(p, str) else p[1] if p[0] != "fmt" else "{...}"
-                       for p in tree[1])
+        return "".join(p if isinstance(p, str) else "{...}" if p[0] in ("fmt", "pick")
+                       else p[1] for p in tree[1])
     if kind == "dict":
         return "{" + ", ".join(f"{sketch(k)}: {sketch(v)}" for k, v in tree[1]) + "}"
     inner = ", ".join(sketch(t) for t in tree[1])

@@ -352,3 +352,22 @@ def test_raising_an_undefined_exception_class_is_a_name_error_and_mindspores_run
     with pytest.raises(RuntimeError, match="Unsupported exception type: NotSupportError") as e:
         Net()(1)
     assert isinstance(e.value, NameError)
+
+
+def test_a_string_chosen_by_a_tensor_condition_is_picked_when_the_graph_runs(capsys):
+    def make():
+        def f(x):
+            s = "pos" if x > 0 else "neg"
+            if x > 5:
+                s = f"big {x}"
+            print("sign:", s)
+            if x < -5:
+                raise ValueError(s + " and small")
+            return s, x
+        return f
+    for v, want in ((1, "pos"), (-1, "neg"), (7, "big 7")):
+        assert run_both(make, T(v))[0][0] == want
+    raises_both(make, ValueError, "^neg and small$", T(-7))
+    out = capsys.readouterr().out.splitlines()
+    assert out[:6] == ["sign: pos", "sign: pos", "sign: neg", "sign: neg", "sign: big 7",
+                       "sign: big 7"]
