@@ -22,12 +22,10 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List
 import numpy as np
 
 from .. import ops
-from ..ir.dtypes import int64 as dt_int64
 from ..ir.errors import (ShapeInferenceError, ShapeJoinError, TypeJoinError,
                          UnsupportedSyntaxError)
 from ..ir.graph import Graph
 from ..ir.types import num_elements
-from ..common.tensor import Tensor
 from . import analysis
 from .membership import contains, involves_tensors
 from .operators import CMPOPS
@@ -39,10 +37,10 @@ if TYPE_CHECKING:
     from .builder import FunctionBuilder
 
 __all__ = ["Record", "condition_value", "build_if_stmt", "build_guarded", "build_ifexp",
-           "build_boolop", "build_compare", "index_sequence", "finish_return", "branch",
+           "build_boolop", "build_compare", "finish_return", "branch",
            "describe", "certainly_left", "already_left"]
 
-from .joins import (_KORDER, _MISSING, _WEAK_DEFAULT, _container_name, _info, _kind,
+from .joins import (_MISSING, _container_name, _info, _kind,
                     _lists_in, _ListTemplate, _Pair, fill_holes, join_trees, materialize,
                     placeholder_like, restore, snapshot)
 
@@ -534,69 +532,6 @@ def _contains(b, container, x, node):
             isinstance(container, (list, tuple)) and involves_tensors(container, x)):
         return contains(container, x, lambda v: condition_value(b, v, node))
     return x in container
-
-
-# -- reading Python sequences with graph indices -------------------------------------------------
-def index_sequence(b: FunctionBuilder, seq, key: GraphTensor):
-    """seq[key] for a Python list/tuple and an int graph value: the items become a
-    constant tensor (numbers) or a stack (tensors of one type), read with Gather."""
-    if key.dtype.is_bool:          # a bool is an int: False picks item 0, True item 1
-        key = ops.cast(key, dt_int64)
-    if not key.dtype.is_integer:
-        raise TypeError(f"list indices must be integers, not a {key.dtype} tensor")
-    if not seq:
-        raise IndexError("index into an empty list")
-    if all(_kind(x) is not None for x in seq):
-        kinds = {_kind(x) for x in seq}
-        k = max(kinds, key=_KORDER.__getitem__)
-        arr = np.asarray(seq, dtype=_WEAK_DEFAULT[k].np)
-        out = ops.gather(Tensor._wrap(arr), key, 0)
-        out.weak = True
-        return out
-    numbers = [_info(x) for x in seq]
-    if all(i is not None and i[2] and i[1] == () for i in numbers):
-        # Python numbers, some of them graph values standing for one (weak scalars)
-        kinds = {"i" if i[3] == "u" else i[3] for i in numbers}
-        if len(kinds) != 1:
-            raise UnsupportedSyntaxError(
-                f"indexing a Python {type(seq).__name__} of numbers of different kinds "
-                f"({', '.join(sorted(kinds))}) with a tensor value: the item's Python type "
-                f"would depend on the value", hint="make the items numbers of one kind")
-        dtype = next((i[0] for i in numbers if i[0] is not None), None) or \
-            _WEAK_DEFAULT[kinds.pop()]
-        out = ops.gather(ops.stack([ops.cast(x, dtype) if isinstance(x, GraphTensor) else
-                                    Tensor._wrap(np.asarray(x, dtype.np)) for x in seq], 0),
-                         key, 0)
-        out.weak = True
-        return out
-    if all(isinstance(x, (GraphTensor, Tensor)) for x in seq):
-        types_ = {(x.dtype, _info(x)[1]) for x in seq}
-        if len(types_) != 1:
-            raise UnsupportedSyntaxError(
-                "indexing a list of tensors of different types with a tensor value",
-                hint="make the tensors one dtype and shape so they can be stacked")
-        return ops.gather(ops.stack(list(seq), 0), key, 0)
-    raise UnsupportedSyntaxError(
-        f"indexing a Python {type(seq).__name__} of {type(seq[0]).__name__} items with a "
-        f"tensor value", hint="index with a Python int, or keep the items in a tensor")
-
-
-def index_dict(b: FunctionBuilder, d: dict, key: GraphTensor):
-    """d[key] for Python int keys and an int graph value (a Python number a tensor
-    condition changed): the position of the key, then index_sequence on the values."""
-    keys = list(d)
-    if not keys or not key.dtype.is_integer or not all(
-            isinstance(k, int) and not isinstance(k, bool) for k in keys):
-        raise UnsupportedSyntaxError(
-            "indexing a dict with a tensor value (only int keys and an int value can be "
-            "looked up when the graph runs)", hint="use a Python key, or a list")
-    pos = None
-    for i in reversed(range(len(keys))):
-        hit = ops.equal(key, keys[i])
-        pos = ops.where(hit, i, -1 if pos is None else pos)
-    ops.functional.runtime_check(ops.greater_equal(pos, 0), KeyError,
-                                 "a key the dict does not have")
-    return index_sequence(b, [d[k] for k in keys], pos)
 
 
 # -- return ---------------------------------------------------------------------------------------

@@ -13,8 +13,8 @@ from ..nn import Cell, CellList, SequentialCell
 from ..nn.cell import is_registered
 from ..common.parameter import Parameter, ParameterTuple
 from ..common.tensor import Tensor, TensorLike
-from .control_flow import (build_boolop, build_compare, build_ifexp, condition_value,
-                           index_dict, index_sequence)
+from .control_flow import build_boolop, build_compare, build_ifexp, condition_value
+from .indexing import index_dict, index_sequence
 from .operators import BINOPS, UNOPS
 from .strings import formatted, has_runtime, percent
 from .values import (DynamicList, GraphTensor, Lent, LocalFunction, MaybeUndefined, Switch,
