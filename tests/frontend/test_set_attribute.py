@@ -78,3 +78,54 @@ def test_a_value_or_a_path_chosen_by_tensors_is_refused():
         Computed()(T(1))
     with pytest.raises(ms.UnsupportedSyntaxError, match="path chosen by tensor values"):
         Conditional()(T(1))
+
+
+class _Counter(nn.Cell):
+    def __init__(self, start):
+        super().__init__()
+        self.a = start
+
+    def construct(self):
+        self.a = self.a + 1
+        return self.a
+
+
+@pytest.mark.parametrize("start", [1, ms.Tensor([1, 2, 3]), np.array([1, 2, 3])],
+                         ids=["int", "tensor", "ndarray"])
+def test_an_attribute_updated_from_itself_counts_up_at_every_call(start):
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        ms.set_context(mode=mode)
+        net = _Counter(start)
+        got = [np.asarray(net()).tolist() for _ in range(3)]
+        first = np.asarray(start).tolist()
+        step = [np.asarray(np.asarray(start) + k).tolist() for k in (1, 2, 3)]
+        assert got == step, (mode, got, first)
+
+
+def test_nested_attributes_augmented_assignment_and_loops_over_an_attribute():
+    class Inner:
+        def __init__(self):
+            self.i = 3
+
+    class Outer:
+        def __init__(self):
+            self.inner = Inner()
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.outer = Outer()
+            self.x = 4
+
+        def construct(self):
+            self.outer.inner.i += 10
+            count = 0
+            while self.x:
+                count += 1
+                self.x -= 1
+            self.x = count
+            first = self.x
+            self.x = count * 2
+            return self.outer.inner.i, first, self.x
+    g, _ = run_both(Net)
+    assert g == (13, 4, 8)
