@@ -158,6 +158,9 @@ CASES = [
     ("r2_jit_kw_defaults", lambda: jit_caller, lambda: (arr([1, -2]),)),
     ("r2_reverse_range_static", ReverseRangeStatic, lambda: (arr([1, -5, 2]),)),
     ("r2_clamp_max_int_float", ClampMaxIntFloat, lambda: (arr([1, 5, -2], np.int32), arr([0.5, 6, 1]))),
+    # a string chosen by a tensor condition: the If gives which one, picked after the run
+    ("r2_string_from_tensor_cond", StringFromTensorCond, lambda: (arr([1, 2]),)),
+    ("r2_string_from_tensor_cond_neg", StringFromTensorCond, lambda: (arr([-1, -2]),)),
 ]
 
 class NoneOrTensor(nn.Cell):
@@ -170,8 +173,6 @@ class NoneOrTensor(nn.Cell):
 
 # (name, make, make_inputs, error class, builtin base, source text of the line)
 ERROR_CASES = [
-    ("r2_string_from_tensor_cond", StringFromTensorCond, lambda: (arr([1, 2]),),
-     ms.TypeJoinError, TypeError, "if x.sum() > 0:"),
     ("r2_none_or_tensor", NoneOrTensor, lambda: (arr([1, 2]),),
      ms.TypeJoinError, TypeError, "if x.sum() > 0:"),
 ]
