@@ -81,6 +81,11 @@ class RuntimeString:
     def __getitem__(self, key):
         _refuse("indexing")
 
+    def __getattr__(self, name):
+        if hasattr(str, name) and not name.startswith("__"):
+            _refuse(f"str.{name}()")
+        raise AttributeError(f"a string has no attribute '{name}'")
+
     __hash__ = object.__hash__
 
 

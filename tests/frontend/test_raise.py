@@ -371,3 +371,10 @@ def test_a_string_chosen_by_a_tensor_condition_is_picked_when_the_graph_runs(cap
     out = capsys.readouterr().out.splitlines()
     assert out[:6] == ["sign: pos", "sign: pos", "sign: neg", "sign: neg", "sign: big 7",
                        "sign: big 7"]
+
+
+def test_string_methods_on_a_string_made_from_tensors_are_refused_clearly():
+    def f(x):
+        return f"{x}".upper()
+    with pytest.raises(ms.UnsupportedSyntaxError, match=r"str.upper\(\) of a string made from"):
+        ms.jit(f)(T(1))
