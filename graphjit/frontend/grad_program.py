@@ -37,7 +37,10 @@ def target_of(fn):
     gradient function differentiates."""
     from ..nn import Cell
     if isinstance(fn, Cell):
-        return type(fn).construct, fn, fn, type(fn).__name__
+        construct = type(fn).construct
+        # an @ms.jit construct: its function (the gradient program compiles it anyway)
+        construct = getattr(construct, "_graphjit_jit_of", construct)
+        return construct, fn, fn, type(fn).__name__
     jit_target = getattr(type(fn), "_graphjit_target", None)
     if jit_target is not None:          # an @jit function, maybe bound
         f, obj = jit_target(fn)
