@@ -60,6 +60,11 @@ def _is_graph_arg(x) -> bool:
 
 
 def _is_internal(fn) -> bool:
+    """A function of graphjit's own, run as Python when construct calls it; except
+    the methods marked `_graphjit_from_source` (Cell methods MindSpore's subclasses call
+    from their construct, as TrainOneStepWithLossScaleCell's), built like user code."""
+    if getattr(fn, "_graphjit_from_source", False):
+        return False
     mod = getattr(fn, "__module__", None) or ""
     return mod == "graphjit" or mod.startswith("graphjit.")
 

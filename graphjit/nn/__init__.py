@@ -9,6 +9,7 @@
     optim/             optimizer.py (Optimizer), sgd, momentum, adam, ada_grad, rmsprop
     dynamic_lr.py      learning-rate lists (exponential_decay_lr, warmup_lr, ...)
     wrap/cell_wrapper.py  WithLossCell, WithEvalCell, TrainOneStepCell
+    wrap/loss_scale.py    TrainOneStepWithLossScaleCell, Dynamic/FixedLossScaleUpdateCell
     metrics.py         Metric, Accuracy, Loss, MAE, MSE (also graphjit.train.metrics)
 """
 from .cell import Cell
@@ -32,7 +33,9 @@ __all__ = ["Cell", "CellList", "SequentialCell", "ReLU", "ReLU6", "Sigmoid", "Ta
            "BCELoss", "SmoothL1Loss", "HuberLoss", "Optimizer", "SGD", "Momentum", "Adam",
            "Adagrad", "AdamWeightDecay", "RMSProp", "exponential_decay_lr", "natural_exp_decay_lr",
            "inverse_decay_lr", "cosine_decay_lr", "polynomial_decay_lr", "piecewise_constant_lr",
-           "warmup_lr", "WithLossCell", "WithEvalCell", "TrainOneStepCell", "Conv1d",
+           "warmup_lr", "WithLossCell", "WithEvalCell", "TrainOneStepCell",
+           "TrainOneStepWithLossScaleCell", "DynamicLossScaleUpdateCell",
+           "FixedLossScaleUpdateCell", "Conv1d",
            "Conv1dTranspose", "Conv2dTranspose", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d",
            "InstanceNorm3d", "Upsample", "KLDivLoss", "CosineEmbeddingLoss", "MultiheadAttention",
            "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
