@@ -44,6 +44,12 @@ MODULES = {
     "nn.dynamic_lr": ("exponential_decay_lr natural_exp_decay_lr inverse_decay_lr "
                       "cosine_decay_lr polynomial_decay_lr piecewise_constant_lr warmup_lr"),
     "nn.wrap.cell_wrapper": "WithLossCell WithEvalCell TrainOneStepCell",
+    "nn.wrap.loss_scale": ("TrainOneStepWithLossScaleCell DynamicLossScaleUpdateCell "
+                           "FixedLossScaleUpdateCell"),
+    "train.loss_scale_manager": "LossScaleManager FixedLossScaleManager DynamicLossScaleManager",
+    "amp": ("all_finite init_status LossScaler StaticLossScaler DynamicLossScaler "
+            "build_train_network auto_mixed_precision LossScaleManager FixedLossScaleManager "
+            "DynamicLossScaleManager"),
     "nn.metrics": "Metric Accuracy Loss MAE MSE get_metric_fn names",
     "train.metrics": "Metric Accuracy Loss MAE MSE get_metric_fn names",
     "ops.primitive": "Primitive constexpr",
@@ -123,6 +129,7 @@ MODULES = {
 # names a module holds without defining them (MindSpore's module re-exports them as well)
 REEXPORTED = {
     "train.metrics": "*",                 # mindspore.train.metrics <- graphjit.nn.metrics
+    "amp": "LossScaleManager FixedLossScaleManager DynamicLossScaleManager",  # as MindSpore's
     "common.dtype": "*", "common.api": "*",
     "ops.functional": "*",                # F gathers every function of ops/function/
     "ops.deprecated": "*",                # 1.x aliases of operations classes
