@@ -508,3 +508,19 @@ def test_grad_of_parameter_tuple_with_frozen_parameter():
             return x - self.w
     g = run_grad(Net, grad_by_list, T(2.0), by_list=True)
     check(g, 2.0)   # b is not trainable: only w's gradient
+
+
+# ---- int32 Parameters both differentiated (get_by_list) and updated in construct ----
+
+def test_for_after_if_weights_read_after_their_update():
+    # a is read once (out = a): d/da = x_end = 30; b's five reads after b += 1 give
+    # a each (25); the update itself carries no gradient
+    g = run_grad(ForAfterIf, grad_all_list, T(2, ms.int32))
+    check(g, 5, 30, 25, dtype=I32)
+
+
+def test_if_after_for_in_while_weights():
+    # a: the first read (+1) and the read after its updates times 10 (+10); b: only in
+    # conditions and updates
+    g = run_grad(IfAfterForInWhile, grad_all_list, T(2, ms.int32))
+    check(g, 1, 11, 0, dtype=I32)
