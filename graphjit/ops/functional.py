@@ -4,6 +4,7 @@ dtype, make_tuple, tuple_getitem and tensor_scatter_update."""
 from __future__ import annotations
 
 import builtins
+import functools as _functools
 import numpy as np
 
 from ._dispatch import apply, to_tensor
@@ -26,7 +27,15 @@ from .composite.math_ops import mm  # noqa: F401
 __all__ = [n for n in _function.__all__ if n not in (
     "grad", "value_and_grad", "get_grad", "GradFunction", "tensor_leaves", "map_leaves")] + [
     "mm", "index_update", "identity", "dtype", "make_tuple", "tuple_getitem",
-    "tensor_scatter_update"]
+    "tensor_scatter_update", "partial"]
+
+
+def partial(fn, *args):
+    """fn with its first arguments bound (MindSpore's F.partial, Partial()'s function)."""
+    if not callable(fn):
+        raise TypeError(f"For 'partial', the first argument must be callable, got "
+                        f"{type(fn).__name__}")
+    return _functools.partial(fn, *args)
 
 
 # -- updates and effects ---------------------------------------------------------------------

@@ -335,3 +335,87 @@ def test_functional_jit_step_with_dynamic_loss_scaler():
     got = in_modes(run)
     assert [bool(v) for v in got[0:8:2]] == [True, True, False, True]
     assert got[1:8:2] == [1024.0, 2048.0, 1024.0, 1024.0]
+
+
+# ---- the model zoo's combinators: MultitypeFuncGraph, HyperMap, F.partial ----------------
+
+from graphjit.ops import composite as C, functional as F  # noqa: E402
+
+_grad_scale = C.MultitypeFuncGraph("grad_scale")
+_reciprocal = ops.Reciprocal()
+
+
+@_grad_scale.register("Tensor", "Tensor")
+def _tensor_grad_scale(scale, grad):
+    return grad * F.cast(_reciprocal(scale), F.dtype(grad))
+
+
+_clip = C.MultitypeFuncGraph("clip")
+
+
+@_clip.register("Number", "Number", "Tensor")
+def _clip_tensor(clip_type, clip_value, grad):
+    if clip_type == 0:
+        return ops.clip_by_value(grad, -clip_value, clip_value) if hasattr(
+            ops, "clip_by_value") else ops.clamp(grad, -clip_value, clip_value)
+    return grad
+
+
+class ZooClipTrainCell(nn.TrainOneStepWithLossScaleCell):
+    """BERT-style: HyperMap over F.partial of registered functions, clipping, a sens
+    given as a Tensor argument."""
+
+    def __init__(self, network, optimizer, scale_update_cell):
+        super().__init__(network, optimizer, scale_update_cell)
+        self.hyper_map = C.HyperMap()
+        self.cast = ops.Cast()
+
+    def construct(self, x, y, sens=None):
+        weights = self.weights
+        loss = self.network(x, y)
+        scaling_sens = self.scale_sense * 1 if sens is None else sens
+        status, scaling_sens = self.start_overflow_check(loss, scaling_sens)
+        grads = self.grad(self.network, weights)(x, y, self.cast(scaling_sens, ms.float32))
+        grads = self.hyper_map(F.partial(_grad_scale, scaling_sens), grads)
+        cond = self.get_overflow_status(status, grads)
+        grads = self.hyper_map(F.partial(_clip, 0, 1.0), grads)
+        overflow = self.process_loss_scale(cond)
+        if not overflow:
+            self.optimizer(grads)
+        return loss, cond, scaling_sens
+
+
+def test_model_zoo_hyper_map_partial_multitype():
+    def run():
+        net = Net()
+        train = ZooClipTrainCell(nn.WithLossCell(net, nn.MSELoss()),
+                                 nn.SGD(net.trainable_params(), 0.1),
+                                 nn.DynamicLossScaleUpdateCell(2.0 ** 8, 2, 1))
+        out = []
+        for x in (X * 10, BIG, X):
+            out += _outs(train(Tensor(x), Tensor(Y)))
+            out.append(net.w.asnumpy().copy())
+        return out
+    got = in_modes(run)
+    assert [got[1], got[5], got[9]] == [0, 1, 0]
+    # the first step's gradient is clipped to [-1, 1] before SGD
+    net = Net()
+    w0 = net.w.asnumpy()
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    try:
+        g = ms.grad(nn.WithLossCell(net, nn.MSELoss()), None, net.trainable_params())(
+            Tensor(X * 10), Tensor(Y))[0].asnumpy()
+    finally:
+        ms.set_context(mode=ms.GRAPH_MODE)
+    assert np.abs(g).max() > 1
+    np.testing.assert_allclose(got[3], w0 - 0.1 * np.clip(g, -1, 1), rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(got[7], got[3])      # the overflowing step is skipped
+
+
+def test_combinators():
+    assert C.HyperMap()(lambda a, b: a + b, (1, [2, 3]), (10, [20, 30])) == (11, [22, 33])
+    assert C.HyperMap(lambda a: a * 2)((1, 2)) == (2, 4)
+    assert C.Map()(lambda a: a + 1, [1, 2]) == [2, 3]
+    assert ops.Partial()(lambda a, b: a - b, 5)(2) == 3
+    with pytest.raises(TypeError, match="does not support the type"):
+        _grad_scale(1.0, 2.0)

@@ -87,10 +87,10 @@ MODULES = {
     "ops.function.other_func": "depend",
     "ops.function.debug_func": "print_",
     "ops.function.grad.grad_func": "grad value_and_grad stop_gradient",
-    "ops.composite.base": "GradOperation",
+    "ops.composite.base": "GradOperation HyperMap Map MultitypeFuncGraph",
     "ops.composite.math_ops": "mm",
     "ops.functional": ("shape cast assign depend identity dtype make_tuple tuple_getitem "
-                       "tensor_scatter_update"),
+                       "tensor_scatter_update partial"),
     "ops.operations.array_ops": ("ZerosLike OnesLike TensorShape Shape Rank Size Tile "
                                  "Reshape Transpose ExpandDims Cast Argmax Argmin "
                                  "ArgMaxWithValue ArgMinWithValue Squeeze Concat Stack Unstack "
@@ -113,7 +113,8 @@ MODULES = {
                               "OneHot BiasAdd L2Normalize ApplyGradientDescent ApplyMomentum "
                               "ApplyAdagrad Adam SGD"),
     "ops.operations.random_ops": "StandardNormal UniformReal",
-    "ops.operations.other_ops": "StopGradient Depend Identity MakeTuple TupleGetItem Assign",
+    "ops.operations.other_ops": ("StopGradient Depend Identity MakeTuple TupleGetItem Assign "
+                                 "Partial"),
     "ops.operations.debug_ops": "Print",
     "ops.deprecated": "TensorAdd Pack GatherV2 DynamicShape",
     "common.dtype": ("DType as_dtype bool_ float16 float32 float64 int8 int16 int32 int64 uint8 "

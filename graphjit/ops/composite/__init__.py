@@ -7,8 +7,9 @@
 """
 from __future__ import annotations
 
-from .base import GradOperation
+from .base import GradOperation, HyperMap, Map, MultitypeFuncGraph
 from .math_ops import mm
 from ..function.grad.grad_func import grad, value_and_grad
 
-__all__ = ["GradOperation", "grad", "value_and_grad", "mm"]
+__all__ = ["GradOperation", "HyperMap", "Map", "MultitypeFuncGraph", "grad", "value_and_grad",
+           "mm"]
