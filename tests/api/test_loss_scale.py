@@ -419,3 +419,52 @@ def test_combinators():
     assert ops.Partial()(lambda a, b: a - b, 5)(2) == 3
     with pytest.raises(TypeError, match="does not support the type"):
         _grad_scale(1.0, 2.0)
+
+
+_grad_overflow = C.MultitypeFuncGraph("_grad_overflow")
+_float_status = ops.FloatStatus()
+
+
+@_grad_overflow.register("Tensor")
+def _tensor_grad_overflow(grad):
+    return _float_status(grad)
+
+
+class GpuPathTrainCell(nn.TrainOneStepWithLossScaleCell):
+    """An older zoo subclass: the overflow test written out on the GPU path."""
+
+    def construct(self, x, y):
+        weights = self.weights
+        loss = self.network(x, y)
+        scaling_sens = self.scale_sense * 1
+        grads = self.grad(self.network, weights)(x, y, ops.ones_like(loss) * scaling_sens)
+        grads = self.hyper_map(F.partial(_grad_scale, scaling_sens), grads)
+        if self.gpu_target:
+            flag_sum = self.hyper_map(F.partial(_grad_overflow), grads)
+            flag_sum = ops.AddN()(flag_sum)
+            flag_sum = ops.Reshape()(flag_sum, ())
+        else:
+            flag_sum = self.reduce_sum(ops.zeros((8,), ms.float32), (0,))
+        cond = self.less_equal(self.base, flag_sum)
+        overflow = self.process_loss_scale(cond)
+        if not overflow:
+            self.optimizer(grads)
+        return loss, cond, scaling_sens
+
+
+def test_float_status_and_the_gpu_path_subclass():
+    assert ops.FloatStatus()(Tensor([1.0, np.inf])).asnumpy().tolist() == [1.0]
+    assert ops.FloatStatus()(Tensor([1.0, 2.0])).asnumpy().tolist() == [0.0]
+
+    def run():
+        net = Net()
+        train = GpuPathTrainCell(nn.WithLossCell(net, nn.MSELoss()),
+                                 nn.SGD(net.trainable_params(), 0.1),
+                                 nn.DynamicLossScaleUpdateCell(2.0 ** 8, 2, 1))
+        out = []
+        for x in (X, BIG, X):
+            out += _outs(train(Tensor(x), Tensor(Y)))
+        return out + [net.w.asnumpy()]
+    got = in_modes(run)
+    assert [got[1], got[4], got[7]] == [0, 1, 0]
+    assert [got[2], got[5], got[8]] == [256.0, 512.0, 256.0]

@@ -106,7 +106,7 @@ MODULES = {
                                 "Greater GreaterEqual LogicalAnd LogicalOr LogicalXor BitwiseAnd "
                                 "BitwiseOr BitwiseXor ReduceSum ReduceMean ReduceMax ReduceMin "
                                 "ReduceProd ReduceAll ReduceAny CumSum CumProd MatMul "
-                                "BatchMatMul AddN Einsum AssignAdd AssignSub"),
+                                "BatchMatMul AddN Einsum AssignAdd AssignSub FloatStatus"),
     "ops.operations.nn_ops": ("Flatten Tanh Sigmoid ReLU ReLU6 Softplus GeLU Conv2D MaxPool "
                               "AvgPool "
                               "BatchNorm LayerNorm Dropout KLDivLoss Softmax LogSoftmax Elu "

@@ -131,6 +131,16 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
     def __init__(self, network, optimizer, scale_sense):
         super().__init__(network, optimizer, sens=None)
         self.grad = ops.GradOperation(get_by_list=True, sens_param=True)
+        # what MindSpore's cell gives the subclasses of the model zoo: the CPU/GPU path
+        # of the overflow test (FloatStatus of each gradient, summed, 1 <= sum)
+        self.hyper_map = ops.HyperMap()
+        self.base = Tensor(1, mstype.float32)
+        self.reduce_sum = ops.ReduceSum(keep_dims=False)
+        self.less_equal = ops.LessEqual()
+        self.is_distributed = False
+        self.gpu_target = True
+        self.reducer_flag = False
+        self.degree = 1
         self.loss_scaling_manager = None
         if isinstance(scale_sense, Cell):
             self.loss_scaling_manager = scale_sense

@@ -31,5 +31,5 @@ __all__ = ["Primitive", "ZerosLike", "OnesLike", "Flatten", "TensorShape", "Shap
            "KLDivLoss", "Softmax", "LogSoftmax", "Elu", "OneHot", "BiasAdd", "L2Normalize",
            "ApplyGradientDescent", "ApplyMomentum", "ApplyAdagrad", "Adam", "SGD",
            "StandardNormal", "UniformReal", "StopGradient", "Depend", "Identity", "MakeTuple",
-           "TupleGetItem", "Assign", "Partial", "Print", "CustomOp", "register_op", "call_op", "TensorAdd",
+           "TupleGetItem", "Assign", "Partial", "FloatStatus", "Print", "CustomOp", "register_op", "call_op", "TensorAdd",
            "Pack", "GatherV2", "DynamicShape"]
