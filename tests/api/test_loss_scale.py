@@ -468,3 +468,47 @@ def test_float_status_and_the_gpu_path_subclass():
     got = in_modes(run)
     assert [got[1], got[4], got[7]] == [0, 1, 0]
     assert [got[2], got[5], got[8]] == [256.0, 512.0, 256.0]
+
+
+class LeNet5(nn.Cell):
+    """The model zoo's LeNet5 (on 1x16x16 inputs)."""
+
+    def __init__(self, num_class=10):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 6, 5, pad_mode="valid")
+        self.conv2 = nn.Conv2d(6, 16, 3, pad_mode="valid")
+        self.fc1 = nn.Dense(16 * 2 * 2, 32)
+        self.fc2 = nn.Dense(32, num_class)
+        self.relu = nn.ReLU()
+        self.max_pool2d = nn.MaxPool2d(kernel_size=2, stride=2)
+        self.flatten = nn.Flatten()
+
+    def construct(self, x):
+        x = self.max_pool2d(self.relu(self.conv1(x)))
+        x = self.max_pool2d(self.relu(self.conv2(x)))
+        x = self.flatten(x)
+        x = self.relu(self.fc1(x))
+        return self.fc2(x)
+
+
+def test_lenet_model_three_steps_dynamic_loss_scale_equals_plain():
+    rng = np.random.default_rng(0)
+    data = [(rng.standard_normal((4, 1, 16, 16)).astype(np.float32),
+             rng.integers(0, 10, 4).astype(np.int32)) for _ in range(3)]
+
+    def run(manager):
+        ms.set_seed(1)
+        net = LeNet5()
+        for i, p in enumerate(net.trainable_params()):   # the same weights in every run
+            p.set_data(Tensor(np.random.default_rng(i).standard_normal(p.shape).astype(
+                np.float32) * 0.1))
+        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+        opt = nn.Momentum(net.trainable_params(), 0.01, 0.9)
+        kw = {} if manager is None else {"loss_scale_manager": manager()}
+        model = ms.Model(net, loss, opt, metrics={"acc"}, amp_level="O0", **kw)
+        model.train(1, data)
+        return [p.asnumpy() for p in net.trainable_params()]
+    scaled = in_modes(lambda: run(lambda: ms.DynamicLossScaleManager(2 ** 12, 2, 2)))
+    plain = in_modes(lambda: run(None))
+    for a, b in zip(scaled, plain):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)
