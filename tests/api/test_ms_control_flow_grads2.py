@@ -315,3 +315,108 @@ def test_float_gradient_with_int_loop_counter_input():
     g = run_grad(MixedFloatInt, grad_all, T([1.0, 2.0]), Tensor(3, mstype.int32))
     check(g, [6.0, 6.0], 33)
     assert g[1].dtype == I32 and g[1].shape == ()
+
+
+class TupleOut(nn.Cell):
+    def construct(self, x, y):
+        while x.sum() < 5:
+            x = x * 2
+        return x * y, x + y
+
+
+def test_two_outputs_get_all():
+    # x: [1, 2] -> [2, 4] (sum 6): outputs 2x y and 2x + y, each seeded with ones
+    check(run_grad(TupleOut, grad_all, T([1.0, 2.0]), T([3.0, 1.0])), [8.0, 4.0], [3.0, 5.0])
+
+
+class ItemAssignLoop(nn.Cell):
+    def construct(self, x):
+        i = Tensor(0, mstype.int32)
+        out = ops.zeros((3,), mstype.float32)
+        while i < 3:
+            out[i] = x[i] * x[i]
+            i += 1
+        return out
+
+
+def test_item_assignment_in_while():
+    check(run_grad(ItemAssignLoop, grad_first, T([1.0, 2.0, 3.0])), [2.0, 4.0, 6.0])
+
+
+class TupleInput(nn.Cell):
+    def construct(self, xs, y):
+        a, b = xs
+        if a.sum() > b.sum():
+            return a * y
+        return b * y
+
+
+def test_tuple_argument_get_all():
+    check(run_grad(TupleInput, grad_all, (T([1.0]), T([2.0])), T([3.0])), [0.0], [3.0], [2.0])
+
+
+class KeepDimsLoop(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.rs = ops.ReduceSum(keep_dims=True)
+
+    def construct(self, x):
+        while self.rs(x).sum() < 10:
+            x = x + self.rs(x)
+        return x
+
+
+def test_reduce_keep_dims_in_while():
+    # two trips of x + sum(x): the Jacobian (I + 11^T)^2 = I + 4 11^T, column sums 9
+    check(run_grad(KeepDimsLoop, grad_first, T([[1.0, 2.0]])), [[9.0, 9.0]])
+
+
+class DenseLoop(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(2, 2, weight_init="ones", bias_init="zeros")
+        self.fc.weight.set_data(T([[0.5, -0.25], [0.1, 0.3]]))
+
+    def construct(self, x):
+        n = Tensor(0, mstype.int32)
+        while n < 3:
+            x = ops.tanh(self.fc(x))
+            n += 1
+        return x.sum()
+
+
+def test_dense_in_while_weights_against_central_differences():
+    x = T([[1.0, -1.0]])
+    g = run_grad(DenseLoop, grad_all_list, x)
+    np.testing.assert_allclose(g[0], fd(DenseLoop, [x], 0), rtol=1e-3, atol=1e-4)
+    assert g[1].shape == (2, 2) and g[2].shape == (2,)
+
+
+class ValueAndGradInside(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.net = DenseLoop()
+        self.vg = ms.value_and_grad(self.forward, None, self.net.trainable_params(),
+                                    has_aux=True)
+
+    def forward(self, x):
+        y = self.net(x)
+        return y, y * 2
+
+    def construct(self, x):
+        (loss, aux), grads = self.vg(x)
+        return loss, aux, grads
+
+
+def test_value_and_grad_has_aux_inside_construct():
+    out = {}
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        ms.set_context(mode=mode)
+        try:
+            loss, aux, grads = ValueAndGradInside()(T([[1.0, -1.0]]))
+            out[mode] = [loss.asnumpy(), aux.asnumpy()] + [t.asnumpy() for t in grads]
+        finally:
+            ms.set_context(mode=ms.GRAPH_MODE)
+    for e, g in zip(out[ms.PYNATIVE_MODE], out[ms.GRAPH_MODE]):
+        np.testing.assert_allclose(g, e, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(out[ms.GRAPH_MODE][1], 2 * out[ms.GRAPH_MODE][0], rtol=1e-6)
