@@ -24,6 +24,10 @@ from . import train, dataset
 from .train import Model, Callback, LossMonitor, TimeMonitor
 from .train import save_checkpoint, load_checkpoint, load_param_into_net
 from .common.parameter import ParameterTuple
+from .train.loss_scale_manager import (LossScaleManager, FixedLossScaleManager,
+                                       DynamicLossScaleManager)
+from . import amp
+from .amp import all_finite, build_train_network
 ms_function = jit   # MindSpore 1.x name
 ms_class = jit_class   # MindSpore 1.x name
 from .jit.compiled_model import compile, import_model, CompiledModel, InferRequest
@@ -46,4 +50,5 @@ __all__ = ["Tensor", "TensorSpec", "Parameter", "mutable", "GRAPH_MODE", "PYNATI
            "TypeJoinError", "UnsupportedSyntaxError", "UndefinedVariableError", "Model",
            "train", "dataset", "Callback", "LossMonitor", "TimeMonitor", "ParameterTuple",
            "grad", "value_and_grad", "GradOperation", "get_grad", "save_checkpoint", "load_checkpoint",
-           "load_param_into_net"]
+           "load_param_into_net", "amp", "LossScaleManager", "FixedLossScaleManager",
+           "DynamicLossScaleManager", "all_finite", "build_train_network"]

@@ -30,6 +30,7 @@ MAY_NOT_IMPORT = {
     "_module_alias": "*",               # `mindspore.nn.layer.conv` under sys.modules aliases
     "train": {"frontend", "jit", "backend"},   # Model reaches the compiler through Cells
     "dataset": {"frontend", "jit", "backend", "nn", "ops"},
+    "amp": {"frontend", "jit", "backend"},     # beside train: Cells and the managers
     "context": {"frontend", "jit", "nn", "backend"},
     "backend": {"frontend", "jit", "nn"},
     "frontend": {"backend", "jit"},

@@ -23,7 +23,7 @@ from .values import LocalFunction, Switch
 from .values import DynamicList, GraphTensor, as_graph
 from ..ops.function.grad.grad_func import GradFunction
 from .strings import RuntimeString, encode, has_runtime, str_format
-from ..ops.composite.mapping import HyperMap, Map, MultitypeFuncGraph
+from ..ops.composite.base import HyperMap, Map, MultitypeFuncGraph
 from .grad_program import call_grad_inline
 from .grad_reuse import record_primal
 
@@ -64,6 +64,11 @@ def _is_graph_arg(x) -> bool:
 
 
 def _is_internal(fn) -> bool:
+    """A function of graphjit's own, run as Python when construct calls it; except
+    the methods marked `_graphjit_from_source` (Cell methods MindSpore's subclasses call
+    from their construct, as TrainOneStepWithLossScaleCell's), built like user code."""
+    if getattr(fn, "_graphjit_from_source", False):
+        return False
     mod = getattr(fn, "__module__", None) or ""
     return mod == "graphjit" or mod.startswith("graphjit.")
 

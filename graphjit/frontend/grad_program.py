@@ -37,7 +37,10 @@ def target_of(fn):
     gradient function differentiates."""
     from ..nn import Cell
     if isinstance(fn, Cell):
-        return type(fn).construct, fn, fn, type(fn).__name__
+        construct = type(fn).construct
+        # an @ms.jit construct: its function (the gradient program compiles it anyway)
+        construct = getattr(construct, "_graphjit_jit_of", construct)
+        return construct, fn, fn, type(fn).__name__
     jit_target = getattr(type(fn), "_graphjit_target", None)
     if jit_target is not None:          # an @jit function, maybe bound
         f, obj = jit_target(fn)
@@ -86,6 +89,19 @@ def build_grad_program(compiler: Compiler, build, gf: GradFunction, args, kwargs
     kwargs, self_obj)` builds a user function into the current graph (with `compiler`);
     `leaf_types`, if given, are the types of the tensor arguments' parameters (as
     declared by input specs, with unknown dims)."""
+    reread: set = set()
+    while True:
+        prog = _build_grad_program(compiler, build, gf, args, kwargs, sens_types, leaf_types,
+                                   reread)
+        # a weight the program updates (ops.assign, self.w = v) is read from its state:
+        # built again so that every read sees the update before it (value_of)
+        written = {id(w) for w in gf.weights or ()} & {k for k, _ in prog.ref_ids}
+        if written <= reread:
+            return prog
+        reread |= written
+
+
+def _build_grad_program(compiler, build, gf, args, kwargs, sens_types, leaf_types, reread):
     fn, self_obj, _, name = target_of(gf.fn)
     graph = Graph(name)
     ctx = GraphContext(graph)
@@ -120,6 +136,7 @@ def build_grad_program(compiler: Compiler, build, gf: GradFunction, args, kwargs
         counts.append(len(leaves) - before)
     gkwargs = {k: sub(kwargs[k], k) for k in sorted(kwargs)}
     weights = list(gf.weights or ())
+    ctx.reread = reread
     w_params = []
     for k, w in enumerate(weights):
         p = graph.add_param(w.type, _param_name(w.name or f"weight{k}"))
@@ -163,6 +180,7 @@ def build_grad_program(compiler: Compiler, build, gf: GradFunction, args, kwargs
              for p, v in ctx.refs.values()]
     prog = GradProgram(joint, leaves, t_diff, t_aux, len(results), sens_at, compiler, slots)
     prog.forward = (graph, wrt, outputs)     # the undifferentiated graph (grad_reuse)
+    prog.ref_ids = [(k, p) for k, (p, _) in ctx.refs.items()]
     return prog
 
 

@@ -61,6 +61,8 @@ class GraphContext(StateContext, Recorder):
         # tensors (Parameters, say) that are inputs of this graph rather than constants:
         # id(tensor) -> the value standing for it
         self.bound: Dict[int, Value] = {}
+        # bound weights the program also updates (read from their state; see value_of)
+        self.reread: set = set()
 
     def owns(self, v: Value) -> bool:
         ctx = self
@@ -121,6 +123,12 @@ class GraphContext(StateContext, Recorder):
             while ctx is not None:     # a weight a gradient program takes as its input
                 v = ctx.bound.get(id(x))
                 if v is not None:
+                    if id(x) in ctx.reread:
+                        # the program updates it too: the value is its current state,
+                        # the gradient goes to the input
+                        return self.graph.add_node(
+                            "WeightRead", (self.lift(v), self.read_param(x)), {},
+                            loc=current_loc()).outputs[0]
                     return self.lift(v)
                 ctx = ctx.parent
             if isinstance(x, Parameter):

@@ -10,6 +10,7 @@
     dynamic_lr.py      learning-rate lists (exponential_decay_lr, warmup_lr, ...)
     wrap/cell_wrapper.py  WithLossCell, WithEvalCell, TrainOneStepCell
     wrap/grad_reducer.py  DistributedGradReducer (data-parallel training)
+    wrap/loss_scale.py    TrainOneStepWithLossScaleCell, Dynamic/FixedLossScaleUpdateCell
     metrics.py         Metric, Accuracy, Loss, MAE, MSE (also graphjit.train.metrics)
 """
 from .cell import Cell
@@ -34,7 +35,8 @@ __all__ = ["Cell", "CellList", "SequentialCell", "ReLU", "ReLU6", "Sigmoid", "Ta
            "Adagrad", "AdamWeightDecay", "RMSProp", "exponential_decay_lr", "natural_exp_decay_lr",
            "inverse_decay_lr", "cosine_decay_lr", "polynomial_decay_lr", "piecewise_constant_lr",
            "warmup_lr", "WithLossCell", "WithEvalCell", "TrainOneStepCell",
-           "DistributedGradReducer", "Conv1d",
+           "DistributedGradReducer", "TrainOneStepWithLossScaleCell", "DynamicLossScaleUpdateCell",
+           "FixedLossScaleUpdateCell", "Conv1d",
            "Conv1dTranspose", "Conv2dTranspose", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d",
            "InstanceNorm3d", "Upsample", "KLDivLoss", "CosineEmbeddingLoss", "MultiheadAttention",
            "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",

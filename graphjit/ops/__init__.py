@@ -26,7 +26,7 @@ from .primitive import Primitive, constexpr  # noqa: F401
 from . import operations  # noqa: F401
 from .operations import *  # noqa: F401,F403
 from . import composite  # noqa: F401
-from .composite import GradOperation  # noqa: F401
+from .composite import GradOperation, HyperMap, Map, MultitypeFuncGraph  # noqa: F401
 from .function.grad.grad_func import get_grad, grad, value_and_grad  # noqa: F401
 from ._dispatch import apply  # noqa: F401
 from .operations.custom_ops import CustomOp, register_op, call_op  # noqa: F401

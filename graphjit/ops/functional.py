@@ -4,6 +4,7 @@ dtype, make_tuple, tuple_getitem and tensor_scatter_update."""
 from __future__ import annotations
 
 import builtins
+import functools as _functools
 import numpy as np
 
 from ._dispatch import apply, to_tensor
@@ -22,14 +23,21 @@ from .function.index_func import max, min  # noqa: F401  (shadow the builtins)
 from .function.math_func import abs, all, any, pow, round, sum  # noqa: F401  (shadow builtins)
 from .function.grad.grad_func import stop_gradient  # noqa: F401
 from .composite.math_ops import mm  # noqa: F401
-from .composite.mapping import tuple_div, typeof  # noqa: F401  (F.tuple_div, F.typeof)
-from functools import partial  # noqa: F401,E402  (F.partial, as MindSpore's)
+from .composite.type_ops import tuple_div, typeof  # noqa: F401  (F.tuple_div, F.typeof)
 from builtins import len as tuple_len  # noqa: F401,E402  (F.tuple_len)
 
 __all__ = [n for n in _function.__all__ if n not in (
     "grad", "value_and_grad", "get_grad", "GradFunction", "tensor_leaves", "map_leaves")] + [
     "mm", "index_update", "identity", "dtype", "make_tuple", "tuple_getitem",
     "tensor_scatter_update", "tuple_div", "typeof", "partial", "tuple_len"]
+
+
+def partial(fn, *args):
+    """fn with its first arguments bound (MindSpore's F.partial, Partial()'s function)."""
+    if not callable(fn):
+        raise TypeError(f"For 'partial', the first argument must be callable, got "
+                        f"{type(fn).__name__}")
+    return _functools.partial(fn, *args)
 
 
 # -- updates and effects ---------------------------------------------------------------------

@@ -2,8 +2,9 @@
 from ..nn.metrics import MAE, MSE, Accuracy, Loss, Metric, get_metric_fn
 from .callback import Callback, LossMonitor, RunContext, TimeMonitor
 from .model import Model
+from .loss_scale_manager import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager
 from .serialization import load_checkpoint, load_param_into_net, save_checkpoint
 
-__all__ = ["Model", "Callback", "LossMonitor", "TimeMonitor", "RunContext", "Metric",
+__all__ = ["Model", "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager", "Callback", "LossMonitor", "TimeMonitor", "RunContext", "Metric",
            "Accuracy", "Loss", "MAE", "MSE", "get_metric_fn", "save_checkpoint",
            "load_checkpoint", "load_param_into_net"]

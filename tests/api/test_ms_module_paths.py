@@ -45,6 +45,12 @@ MODULES = {
                       "cosine_decay_lr polynomial_decay_lr piecewise_constant_lr warmup_lr"),
     "nn.wrap.cell_wrapper": "WithLossCell WithEvalCell TrainOneStepCell",
     "nn.wrap.grad_reducer": "DistributedGradReducer",
+    "nn.wrap.loss_scale": ("TrainOneStepWithLossScaleCell DynamicLossScaleUpdateCell "
+                           "FixedLossScaleUpdateCell"),
+    "train.loss_scale_manager": "LossScaleManager FixedLossScaleManager DynamicLossScaleManager",
+    "amp": ("all_finite init_status LossScaler StaticLossScaler DynamicLossScaler "
+            "build_train_network auto_mixed_precision LossScaleManager FixedLossScaleManager "
+            "DynamicLossScaleManager"),
     "nn.metrics": "Metric Accuracy Loss MAE MSE get_metric_fn names",
     "train.metrics": "Metric Accuracy Loss MAE MSE get_metric_fn names",
     "ops.primitive": "Primitive constexpr",
@@ -82,10 +88,10 @@ MODULES = {
     "ops.function.other_func": "depend",
     "ops.function.debug_func": "print_",
     "ops.function.grad.grad_func": "grad value_and_grad stop_gradient",
-    "ops.composite.base": "GradOperation",
+    "ops.composite.base": "GradOperation HyperMap Map MultitypeFuncGraph",
     "ops.composite.math_ops": "mm",
     "ops.functional": ("shape cast assign depend identity dtype make_tuple tuple_getitem "
-                       "tensor_scatter_update"),
+                       "tensor_scatter_update partial"),
     "ops.operations.array_ops": ("ZerosLike OnesLike TensorShape Shape Rank Size Tile "
                                  "Reshape Transpose ExpandDims Cast Argmax Argmin "
                                  "ArgMaxWithValue ArgMinWithValue Squeeze Concat Stack Unstack "
@@ -101,14 +107,15 @@ MODULES = {
                                 "Greater GreaterEqual LogicalAnd LogicalOr LogicalXor BitwiseAnd "
                                 "BitwiseOr BitwiseXor ReduceSum ReduceMean ReduceMax ReduceMin "
                                 "ReduceProd ReduceAll ReduceAny CumSum CumProd MatMul "
-                                "BatchMatMul AddN Einsum AssignAdd AssignSub"),
+                                "BatchMatMul AddN Einsum AssignAdd AssignSub FloatStatus"),
     "ops.operations.nn_ops": ("Flatten Tanh Sigmoid ReLU ReLU6 Softplus GeLU Conv2D MaxPool "
                               "AvgPool "
                               "BatchNorm LayerNorm Dropout KLDivLoss Softmax LogSoftmax Elu "
                               "OneHot BiasAdd L2Normalize ApplyGradientDescent ApplyMomentum "
                               "ApplyAdagrad Adam SGD"),
     "ops.operations.random_ops": "StandardNormal UniformReal",
-    "ops.operations.other_ops": "StopGradient Depend Identity MakeTuple TupleGetItem Assign",
+    "ops.operations.other_ops": ("StopGradient Depend Identity MakeTuple TupleGetItem Assign "
+                                 "Partial"),
     "ops.operations.debug_ops": "Print",
     "ops.operations.comm_ops": "ReduceOp AllReduce AllGather Broadcast ReduceScatter",
     "ops.deprecated": "TensorAdd Pack GatherV2 DynamicShape",
@@ -131,6 +138,7 @@ MODULES = {
 # names a module holds without defining them (MindSpore's module re-exports them as well)
 REEXPORTED = {
     "train.metrics": "*",                 # mindspore.train.metrics <- graphjit.nn.metrics
+    "amp": "LossScaleManager FixedLossScaleManager DynamicLossScaleManager",  # as MindSpore's
     "common.dtype": "*", "common.api": "*",
     "ops.functional": "*",                # F gathers every function of ops/function/
     "ops.deprecated": "*",                # 1.x aliases of operations classes

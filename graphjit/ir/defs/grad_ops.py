@@ -196,6 +196,22 @@ register_op("StopGradient", ("x",), infer=_stop_infer, kernel=lambda x: x, exact
             doc="x itself; no gradient flows through it")
 
 
+def _weight_read_infer(ts, attrs):
+    return ts[1]
+
+
+def _weight_read_grad(b, n):
+    return [n.g if n.differentiable(0) else None, None]
+
+
+register_op("WeightRead", ("weight", "value"), infer=_weight_read_infer,
+            kernel=lambda weight, value: value, exact_dtype=True, family="extern",
+            grad=_weight_read_grad,
+            doc="value (a Parameter's current data, read from its state) whose gradient "
+                "goes to weight (the Parameter as a differentiated input): a weight the "
+                "program also updates")
+
+
 # -- values whose shape changes from one Loop iteration to the next, saved flat -----------
 def _slice_rows_infer(ts, attrs):
     x = ts[0]

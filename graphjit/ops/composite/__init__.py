@@ -1,6 +1,6 @@
 """MindSpore's `mindspore.ops.composite` (often imported as C): GradOperation (base.py), mm
 (math_ops.py), grad and value_and_grad (of ops/function/grad/grad_func.py), and
-MultitypeFuncGraph, HyperMap and Map (mapping.py).
+MultitypeFuncGraph, HyperMap and Map (base.py).
 
     from mindspore.ops import composite as C
     grad = C.GradOperation(get_by_list=True)     # in __init__
@@ -8,9 +8,8 @@ MultitypeFuncGraph, HyperMap and Map (mapping.py).
 """
 from __future__ import annotations
 
-from .base import GradOperation
+from .base import GradOperation, HyperMap, Map, MultitypeFuncGraph
 from .math_ops import mm
-from .mapping import HyperMap, Map, MultitypeFuncGraph
 from ..function.grad.grad_func import grad, value_and_grad
 
 __all__ = ["GradOperation", "grad", "value_and_grad", "mm", "HyperMap", "Map",

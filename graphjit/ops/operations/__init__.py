@@ -32,6 +32,6 @@ __all__ = ["Primitive", "ZerosLike", "OnesLike", "Flatten", "TensorShape", "Shap
            "KLDivLoss", "Softmax", "LogSoftmax", "Elu", "OneHot", "BiasAdd", "L2Normalize",
            "ApplyGradientDescent", "ApplyMomentum", "ApplyAdagrad", "Adam", "SGD",
            "StandardNormal", "UniformReal", "StopGradient", "Depend", "Identity", "MakeTuple",
-           "TupleGetItem", "Assign", "Print", "ReduceOp", "AllReduce", "AllGather", "Broadcast",
+           "TupleGetItem", "Assign", "Partial", "FloatStatus", "Print", "ReduceOp", "AllReduce", "AllGather", "Broadcast",
            "ReduceScatter", "CustomOp", "register_op", "call_op", "TensorAdd",
            "Pack", "GatherV2", "DynamicShape"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from .. import functional as F, functional as X
 from .._dispatch import apply, to_tensor
 from ..primitive import Primitive, _prim
+from ...ir.dtypes import float32
 from ..function.parameter_func import assign_add, assign_sub
 
 __all__ = ["Neg", "Abs", "Exp", "Log", "Log1p", "Expm1", "Sqrt", "Rsqrt", "Reciprocal", "Sin",
@@ -14,7 +15,7 @@ __all__ = ["Neg", "Abs", "Exp", "Log", "Log1p", "Expm1", "Sqrt", "Rsqrt", "Recip
            "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr",
            "LogicalXor", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "ReduceSum", "ReduceMean",
            "ReduceMax", "ReduceMin", "ReduceProd", "ReduceAll", "ReduceAny", "CumSum", "CumProd",
-           "MatMul", "BatchMatMul", "AddN", "Einsum", "AssignAdd", "AssignSub"]
+           "MatMul", "BatchMatMul", "AddN", "Einsum", "AssignAdd", "AssignSub", "FloatStatus"]
 
 
 # Primitives without arguments: class name, the function it applies.
@@ -162,3 +163,12 @@ class AssignAdd(Primitive):
 class AssignSub(Primitive):
     def __call__(self, variable, value):
         return assign_sub(variable, value)
+
+
+class FloatStatus(Primitive):
+    """FloatStatus()(x): float32 [1.] when x holds an inf or a nan, else [0.] (shape (1,)),
+    the overflow test of MindSpore's loss-scale cells on CPU and GPU."""
+
+    def __call__(self, x):
+        bad = F.logical_not(F.isfinite(x).all())
+        return F.reshape(F.cast(bad, float32), (1,))

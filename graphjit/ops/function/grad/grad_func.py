@@ -259,7 +259,10 @@ def _seeds(diff, sens):
         else:
             arr = np.asarray(w._data if isinstance(w, Tensor) else w, dtype=t.dtype.np)
             if arr.shape != t._data.shape:
-                arr = np.broadcast_to(arr, t._data.shape)
+                # a sens of the output's size in another shape ([1] for a scalar loss, as
+                # MindSpore's loss-scale cells pass) is reshaped; else broadcast
+                arr = arr.reshape(t._data.shape) if arr.size == t._data.size else \
+                    np.broadcast_to(arr, t._data.shape)
             seeds.append((t, arr))
     return seeds
 
