@@ -21,6 +21,7 @@ from . import ops, nn, common
 from .common.initializer import set_seed, get_seed
 from .jit.api import jit, jit_class, explain
 from . import train, dataset
+from . import numpy, log   # mindspore.numpy (mnp) and mindspore.log
 from .train import Model, Callback, LossMonitor, TimeMonitor
 from .train import save_checkpoint, load_checkpoint, load_param_into_net
 from .common.parameter import ParameterTuple
@@ -52,3 +53,4 @@ __all__ = ["Tensor", "TensorSpec", "Parameter", "mutable", "GRAPH_MODE", "PYNATI
            "grad", "value_and_grad", "GradOperation", "get_grad", "save_checkpoint", "load_checkpoint",
            "load_param_into_net", "amp", "LossScaleManager", "FixedLossScaleManager",
            "DynamicLossScaleManager", "all_finite", "build_train_network"]
+__all__ += ["numpy", "log"]

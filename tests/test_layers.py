@@ -28,6 +28,8 @@ MAY_NOT_IMPORT = {
     "nn": {"frontend", "jit"},          # Cell.__call__ reaches jit through context.compiler
     "_checkparam": {"frontend", "jit", "nn"},   # argument checks of the layers (mindspore._checkparam)
     "_module_alias": "*",               # `mindspore.nn.layer.conv` under sys.modules aliases
+    "numpy": {"frontend", "jit", "nn", "backend"},   # mindspore.numpy, on ops like ops
+    "log": "*",                                        # mindspore.log stands alone
     "train": {"frontend", "jit", "backend"},   # Model reaches the compiler through Cells
     "dataset": {"frontend", "jit", "backend", "nn", "ops"},
     "amp": {"frontend", "jit", "backend"},     # beside train: Cells and the managers
