@@ -8,7 +8,7 @@ import threading
 import numpy as np
 
 from ..ir.errors import UnsupportedSyntaxError
-from .tensor import Tensor, current_recorder
+from .tensor import Tensor, _F, current_recorder
 
 __all__ = ["Parameter", "ParameterTuple", "mutable"]
 
@@ -47,6 +47,14 @@ class Parameter(Tensor):
         it at its next run; a new shape compiles the graph again."""
         arr = data.asnumpy() if isinstance(data, Tensor) else np.asarray(data)
         self._data = _frozen(np.array(arr, dtype=self._data.dtype))
+        return self
+
+    def value(self):
+        """The Parameter's current value as a Tensor (in a graph: read when it runs)."""
+        return _F().identity(self)
+
+    def init_data(self, layout=None, set_sliced=False):
+        """MindSpore initializes Parameters lazily; graphjit's already hold data: self."""
         return self
 
     def _need_data(self):

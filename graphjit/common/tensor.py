@@ -174,6 +174,14 @@ class TensorLike:
     def astype(self, dtype, copy=True):
         return _F().cast(self, dtype)
 
+    def copy(self):
+        """A new tensor with the same values (in a graph: an Identity node)."""
+        return _F().identity(self)
+
+    def init_data(self, slice_index=None, shape=None, opt_shape=None):
+        """MindSpore materializes a lazily initialized tensor; graphjit's hold data: self."""
+        return self
+
     def to(self, dtype):
         return _F().cast(self, dtype)
 
@@ -311,6 +319,12 @@ class Tensor(TensorLike):
             self._spec_shape = None
             return
         want = None if dtype is None else dt.as_dtype(dtype)
+        if input_data is None and init is not None:
+            # Tensor(dtype=, shape=, init=Initializer): MindSpore fills it on init_data();
+            # graphjit fills it now (the initializer duck-types as _make(shape, dtype))
+            if shape is None or want is None or not hasattr(init, "_make"):
+                raise TypeError("Tensor(init=...) needs an Initializer, a shape and a dtype")
+            input_data = init._make(tuple(int(d) for d in shape), want)
         if input_data is None:
             if want is None:
                 raise TypeError("Tensor() needs data, or a dtype and a shape (a tensor "

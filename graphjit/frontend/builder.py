@@ -17,6 +17,7 @@ from .. import ops
 from ..ir.errors import GraphJitError, UnsupportedSyntaxError
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor, TensorLike
+from ..nn import Cell
 from .calls import call
 from .control_flow import (build_guarded, build_if_stmt, certainly_left, condition_value,
                            finish_return)
@@ -521,6 +522,8 @@ def build_function(compiler: Compiler, fn, args, kwargs, self_obj=None):
             f"can compute", loc=src.loc(where), names=(fn.__name__,),
             hint="return a tuple or list of the values instead")
     if self_obj is not None:
+        if isinstance(self_obj, Cell) and fn is getattr(type(self_obj), "construct", None):
+            args, kwargs = self_obj._cast_inputs(args, kwargs)     # to_float's input casts
         args = [self_obj] + list(args)
     sig_defaults = fn.__defaults__ or ()
     kw_defaults = fn.__kwdefaults__ or {}

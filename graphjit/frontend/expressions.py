@@ -124,6 +124,8 @@ class ExpressionBuilder:
             self.c.note_external(value)
             if isinstance(value, (Parameter, tuple, list)):
                 self._note_state(obj, node, value)
+        if isinstance(value, Parameter) and isinstance(obj, Cell):
+            value = obj._cast_parameter(value)      # to_float: read in the Cell's type
         return value
 
     def _note_state(self, obj, node, value):

@@ -10,7 +10,8 @@ from ..autodiff import tape as _tape
 from ..ops.function.grad.grad_func import record_forward as _record_forward
 from ..context import _context, compiler as _compiler, GRAPH_MODE
 from ..common.parameter import Parameter, ParameterTuple
-from ..common.tensor import Tensor
+from ..common.tensor import Tensor, TensorLike
+from ..ir import dtypes as dt
 from ..tracebacks import user_facing as _user_facing
 
 __all__ = ["Cell", "is_registered"]
@@ -43,6 +44,8 @@ class Cell:
         object.__setattr__(self, "_compiled", None)
         object.__setattr__(self, "_input_specs", None)
         object.__setattr__(self, "training", False)
+        if flags:
+            self.add_flags(**flags)
 
     def __setattr__(self, name, value):
         """As MindSpore's Cell.__setattr__: a Parameter is registered under the attribute
@@ -148,9 +151,107 @@ class Cell:
                 return _compiler.call_cell(self, args, kwargs)
             except Exception as e:   # raised from here: the one graphjit frame users see
                 raise _user_facing(e)
+        if self.__dict__.get("_mixed_precision") is not None:
+            return self._run_mixed_precision(args, kwargs)
         if self.__dict__.get("requires_grad") and _tape.current() is None:
             return _record_forward(self, args, kwargs)
         return self.construct(*args, **kwargs)
+
+    # -- mixed precision (to_float) ---------------------------------------------------------
+    def to_float(self, dst_type):
+        """Run this Cell and its sub-Cells in dst_type (float16, float32): their floating
+        inputs and floating Parameters are cast to it where construct reads them, in both
+        modes, as MindSpore's auto mixed precision does. Returns self."""
+        if dst_type not in (dt.float16, dt.float32):
+            raise ValueError(f"For 'to_float', the argument 'dst_type' should be "
+                             f"mstype.float32 or mstype.float16, but got type: "
+                             f"{type(dst_type)} and value is {dst_type}.")
+        self.add_flags_recursive(fp16=dst_type is dt.float16, fp32=dst_type is dt.float32)
+        for _, cell in self.cells_and_names():
+            object.__setattr__(cell, "_mixed_precision", dst_type)
+        return self
+
+    def _cast_inputs(self, args, kwargs):
+        """args and kwargs with every floating tensor (in tuples and lists too) cast to
+        the to_float type; the frontend calls it for construct's arguments."""
+        dst = self.__dict__.get("_mixed_precision")
+        if dst is None:
+            return args, kwargs
+
+        def cast(v):
+            if isinstance(v, TensorLike) and v.dtype.is_floating and v.dtype is not dst:
+                return ops.cast(v, dst)
+            if isinstance(v, (tuple, list)):
+                return type(v)(cast(x) for x in v)
+            return v
+        return tuple(cast(a) for a in args), {k: cast(v) for k, v in kwargs.items()}
+
+    def _cast_parameter(self, value):
+        """A floating Parameter (or a tuple of them, as a ParameterTuple) read in a
+        to_float Cell's construct, cast to its type."""
+        dst = self.__dict__.get("_mixed_precision")
+        if dst is None:
+            return value
+        if isinstance(value, (tuple, list)) and value and all(
+                isinstance(p, Parameter) for p in value):
+            return tuple(self._cast_parameter(p) for p in value)
+        if not isinstance(value, Parameter) or not value.dtype.is_floating \
+                or value.dtype is dst:
+            return value
+        return ops.cast(value, dst)
+
+    def _run_mixed_precision(self, args, kwargs):
+        """construct over inputs and Parameters cast to the to_float type (the casts are
+        made inside the run, so a tape recording it sees them); a set_grad() Cell's run
+        is recorded as the unmixed one is."""
+        def construct_in_type(*a, **k):
+            a, k = self._cast_inputs(a, k)
+            own = {n: v for n, v in self.__dict__.items()
+                   if isinstance(v, (Parameter, tuple, list)) and
+                   self._cast_parameter(v) is not v}
+            for n, v in own.items():    # construct reads the cast values, then the state
+                object.__setattr__(self, n, self._cast_parameter(v))
+            try:
+                return type(self).construct(self, *a, **k)
+            finally:
+                for n, v in own.items():
+                    object.__setattr__(self, n, v)
+
+        if self.__dict__.get("requires_grad") and _tape.current() is None:
+            object.__setattr__(self, "construct", construct_in_type)
+            try:
+                return _record_forward(self, args, kwargs)
+            finally:
+                del self.__dict__["construct"]
+        return construct_in_type(*args, **kwargs)
+
+    # -- flags and phase -------------------------------------------------------------------
+    def add_flags(self, **flags):
+        """Set flags on this Cell (MindSpore's compile flags; kept, read by get_flags).
+        Returns self."""
+        if "_graphjit_flags" not in self.__dict__:
+            object.__setattr__(self, "_graphjit_flags", {})
+        self.__dict__["_graphjit_flags"].update(flags)
+        return self
+
+    def add_flags_recursive(self, **flags):
+        """add_flags on this Cell and every sub-Cell. Returns self."""
+        for _, cell in self.cells_and_names():
+            cell.add_flags(**flags)
+        return self
+
+    def get_flags(self):
+        return dict(self.__dict__.get("_graphjit_flags", {}))
+
+    @property
+    def phase(self):
+        """'train' (MindSpore's initial phase, and after set_train(True)), 'predict' after
+        set_train(False)."""
+        return self.__dict__.get("_phase", "train")
+
+    @phase.setter
+    def phase(self, value):
+        object.__setattr__(self, "_phase", value)
 
     # -- MindSpore-compatible helpers -------------------------------------------------------
     def set_inputs(self, *inputs):
@@ -209,6 +310,7 @@ class Cell:
 
     def set_train(self, mode=True):
         object.__setattr__(self, "training", mode)
+        object.__setattr__(self, "_phase", "train" if mode else "predict")
         for c in self._cells.values():
             c.set_train(mode)
         return self
