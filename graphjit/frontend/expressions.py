@@ -124,7 +124,7 @@ class ExpressionBuilder:
             self.c.note_external(value)
             if isinstance(value, (Parameter, tuple, list)):
                 self._note_state(obj, node, value)
-        if isinstance(value, Parameter) and isinstance(obj, Cell):
+        if isinstance(obj, Cell) and isinstance(value, (Parameter, tuple, list)):
             value = obj._cast_parameter(value)      # to_float: read in the Cell's type
         return value
 

@@ -144,3 +144,29 @@ def test_parameter_and_tensor_helpers():
     assert k.dtype is ms.int64 and np.array_equal(k.asnumpy(), [0, 1, 2])
     with pytest.raises(TypeError, match="needs an Initializer, a shape and a dtype"):
         ms.Tensor(dtype=ms.float32, init=One())
+
+
+class _TupleWeights(nn.Cell):
+    """Weights in a ParameterTuple, as the model zoo's hand-written GRU keeps them."""
+
+    def __init__(self):
+        super().__init__()
+        self.ws = ms.ParameterTuple([
+            ms.Parameter(ms.Tensor(np.full((3, 2), 0.5, np.float32)), name="w0"),
+            ms.Parameter(ms.Tensor(np.full((2, 2), 0.25, np.float32)), name="w1")])
+
+    def construct(self, x):
+        return ops.matmul(ops.matmul(x, self.ws[0]), self.ws[1])
+
+
+def test_to_float_casts_parameters_held_in_a_parameter_tuple():
+    def make():
+        return _TupleWeights().to_float(ms.float16)
+    graph, eager = run_both(make, ms.Tensor(X))
+    assert graph.dtype is ms.float16
+    np.testing.assert_allclose(graph.asnumpy(), X @ np.full((3, 2), 0.5) @ np.full((2, 2), 0.25),
+                               rtol=3e-3, atol=3e-3)
+    net = make()
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    net(ms.Tensor(X))
+    assert all(p.dtype is ms.float32 for p in net.ws)      # restored after the call
