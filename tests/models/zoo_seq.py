@@ -415,7 +415,8 @@ class ResnetBlock(nn.Cell):
 
 
 class UNetEncoder(nn.Cell):
-    """Down twice, a residual block, up twice (a transposed convolution, then a resize)
+    """Down twice, a residual block, up twice (a transposed convolution, then
+    nn.ResizeBilinear)
     with skip connections, tanh; then Pix2PixHD's per-channel mean image, made from a
     copy of the output."""
 
@@ -432,6 +433,7 @@ class UNetEncoder(nn.Cell):
         self.up1 = nn.SequentialCell([nn.Conv2dTranspose(4 * ngf, 2 * ngf, 2, stride=2),
                                       nn.BatchNorm2d(2 * ngf), nn.ReLU()])
         self.up2 = nn.Conv2d(4 * ngf, ngf, 3)
+        self.resize = nn.ResizeBilinear()
         self.outc = nn.SequentialCell([nn.Conv2d(2 * ngf, out_ch, 1, has_bias=True),
                                        nn.Tanh()])
 
@@ -440,7 +442,7 @@ class UNetEncoder(nn.Cell):
         x2 = self.down1(x1)
         x3 = self.res(self.down2(x2))
         y = ops.concat((self.up1(x3), x2), 1)
-        y = ops.interpolate(y, size=x1.shape[2:], mode="bilinear", align_corners=False)
+        y = self.resize(y, scale_factor=2)
         y = ops.relu(self.up2(y))
         outputs = self.outc(ops.concat((y, x1), 1))
         outputs_mean = outputs.copy()

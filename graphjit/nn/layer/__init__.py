@@ -24,3 +24,5 @@ __all__ = ["CellList", "SequentialCell", "ReLU", "ReLU6", "Sigmoid", "Tanh", "Si
            "ConstantPad2d", "RNNCell", "GRUCell", "LSTMCell", "RNN", "GRU", "LSTM",
            "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
            "TransformerDecoderLayer", "TransformerDecoder", "Transformer", "TensorArray"]
+# layers published models use (the sweep of issue 21): basic, pooling and padding
+__all__ += ["ResizeBilinear", "MaxPool1d", "AvgPool1d", "ReflectionPad1d", "ReflectionPad2d"]

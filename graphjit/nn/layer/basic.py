@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ... import ops
 from ...common import initializer as init
 from ...ir.dtypes import float32
 from ..cell import Cell
 from .activation import get_activation
 from ...common.parameter import Parameter
+from ...common.tensor import Tensor
+from ..._checkparam import check_rank
 
-__all__ = ["Flatten", "Identity", "Dropout", "Dense", "Pad", "Upsample"]
+__all__ = ["Flatten", "Identity", "Dropout", "Dense", "Pad", "Upsample", "ResizeBilinear"]
 
 
 class Flatten(Cell):
@@ -126,3 +130,51 @@ class Upsample(Cell):
     def construct(self, x):
         return ops.interpolate(x, self.size, self.scale_factor, self.mode, self.align_corners,
                                self.recompute_scale_factor)
+
+
+class ResizeBilinear(Cell):
+    """MindSpore's nn.ResizeBilinear(half_pixel_centers=False): construct(x, size=None,
+    scale_factor=None, align_corners=False) resizes (N, C, H, W) bilinearly. Without
+    align_corners or half_pixel_centers the source of output pixel d is d * in / out
+    (MindSpore's asymmetric mapping, not interpolate's half-pixel one)."""
+
+    def __init__(self, half_pixel_centers=False):
+        super().__init__()
+        self.half_pixel_centers = bool(half_pixel_centers)
+
+    def construct(self, x, size=None, scale_factor=None, align_corners=False):
+        return _resize_bilinear(x, size, scale_factor, align_corners, self.half_pixel_centers)
+
+
+def _resize_bilinear(x, size, scale_factor, align_corners, half_pixel):
+    if align_corners and half_pixel:
+        raise ValueError("ResizeBilinear: align_corners and half_pixel_centers can not both "
+                         "be True")
+    check_rank(x, (4,), "ResizeBilinear")
+    if (size is None) == (scale_factor is None):
+        raise ValueError("ResizeBilinear: give exactly one of size and scale_factor")
+    h, w = x.shape[2], x.shape[3]
+    if not isinstance(h, int) or not isinstance(w, int):
+        raise TypeError("ResizeBilinear needs spatial dims known while the graph is built")
+    if size is None:
+        if not isinstance(scale_factor, int) or isinstance(scale_factor, bool):
+            raise TypeError(f"ResizeBilinear: scale_factor must be an int, got "
+                            f"{scale_factor!r}")
+        size = (h * scale_factor, w * scale_factor)
+    size = tuple(size)
+    if len(size) != 2 or not all(isinstance(s, int) and s > 0 for s in size):
+        raise ValueError(f"ResizeBilinear: size must be two positive ints, got {size!r}")
+    if align_corners or half_pixel:
+        return ops.interpolate(x, size=size, mode="bilinear", align_corners=align_corners)
+    out = x
+    for axis, n_in, n_out in ((2, h, size[0]), (3, w, size[1])):
+        src = np.arange(n_out, dtype=np.float32) * np.float32(n_in / n_out)
+        i0 = np.minimum(np.floor(src).astype(np.int32), n_in - 1)
+        i1 = np.minimum(i0 + 1, n_in - 1)
+        shape = [1, 1, 1, 1]
+        shape[axis] = n_out
+        wt = Tensor((src - i0).reshape(shape).astype(out.dtype.np))
+        lo = ops.gather(out, Tensor(i0), axis)
+        hi = ops.gather(out, Tensor(i1), axis)
+        out = lo + (hi - lo) * wt
+    return out

@@ -9,7 +9,8 @@ from ...ops._dispatch import apply, to_tensor
 from ...ops.function.layer_func import pad_mode as _pad_mode, pads, pair
 from ...ops.primitive import Primitive
 
-__all__ = ["MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d"]
+__all__ = ["MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "MaxPool1d",
+           "AvgPool1d"]
 
 
 class _Op(Primitive):
@@ -114,3 +115,32 @@ class AdaptiveMaxPool2d(Cell):
 
     def construct(self, x):
         return ops.adaptive_max_pool2d(x, self.output_size)
+
+
+class _Pool1d(Cell):
+    _op = None
+
+    def __init__(self, kernel_size=1, stride=1, pad_mode="valid"):
+        super().__init__()
+        layer = type(self).__name__
+        for what, v in (("kernel_size", kernel_size), ("stride", stride)):
+            if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
+                raise TypeError(f"{layer}: {what} must be a positive int, got {v!r}")
+        self.pool = self._op(kernel_size=(1, kernel_size), stride=(1, stride),
+                             pad_mode=pad_mode)
+
+    def construct(self, x):
+        check_rank(x, (3,), type(self).__name__)
+        return ops.squeeze(self.pool(ops.expand_dims(x, 2)), 2)
+
+
+class MaxPool1d(_Pool1d):
+    """Max pooling over the last dim of (N, C, L)."""
+
+    _op = MaxPool2d
+
+
+class AvgPool1d(_Pool1d):
+    """Average pooling over the last dim of (N, C, L)."""
+
+    _op = AvgPool2d
