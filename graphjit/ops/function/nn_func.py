@@ -27,7 +27,7 @@ __all__ = ["pad", "flip", "bias_add", "dropout", "cross_entropy", "nll_loss",
            "softmax", "log_softmax", "relu6", "leaky_relu", "gelu", "silu", "softplus", "elu",
            "conv2d", "max_pool2d", "avg_pool2d", "batch_norm", "layer_norm", "adaptive_avg_pool2d",
            "adaptive_max_pool2d", "interpolate", "upsample", "conv1d", "conv_transpose2d",
-           "group_norm", "instance_norm", "relu", "sigmoid"]
+           "group_norm", "instance_norm", "relu", "sigmoid", "fast_gelu"]
 
 
 def flip(input, dims):
@@ -421,3 +421,10 @@ def elu(input_x, alpha=1.0):
     x = _t(input_x)
     neg = mul(expm1(x), alpha)
     return where(greater(x, 0), cast(x, neg.dtype), neg)
+
+
+def fast_gelu(x):
+    """MindSpore's FastGeLU: x / (1 + exp(-1.702 |x|)) * exp(0.851 (x - |x|)), which is
+    x * sigmoid(1.702 x)."""
+    x = _t(x)
+    return mul(x, sigmoid(mul(x, 1.702)))

@@ -34,4 +34,6 @@ __all__ = ["Primitive", "ZerosLike", "OnesLike", "Flatten", "TensorShape", "Shap
            "StandardNormal", "UniformReal", "StopGradient", "Depend", "Identity", "MakeTuple",
            "TupleGetItem", "Assign", "Partial", "FloatStatus", "Print", "ReduceOp", "AllReduce", "AllGather", "Broadcast",
            "ReduceScatter", "CustomOp", "register_op", "call_op", "TensorAdd",
+           "ReverseV2", "ReverseSequence", "Pad", "MirrorPad", "FastGeLU",
+           "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits",
            "Pack", "GatherV2", "DynamicShape"]

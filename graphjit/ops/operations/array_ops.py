@@ -19,7 +19,7 @@ __all__ = ["ZerosLike", "OnesLike", "TensorShape", "Shape", "Rank", "Size", "Til
            "Ones", "Fill", "Gather", "BroadcastTo", "StridedSlice", "Slice", "MaskedFill", "Eye",
            "TopK", "Sort", "Unique", "GatherD", "DType", "ScalarToTensor", "TupleToArray",
            "GatherNd", "ScatterNd", "TensorScatterUpdate", "TensorScatterAdd", "MaskedSelect",
-           "NonZero", "ResizeNearestNeighbor"]
+           "NonZero", "ResizeNearestNeighbor", "ReverseV2", "ReverseSequence"]
 
 
 # Primitives without arguments: class name, the function it applies.
@@ -334,3 +334,52 @@ class ResizeNearestNeighbor(Primitive):
             idx = np.minimum(src.astype(np.int64), n_in - 1)
             out = gather(out, Tensor._wrap(idx), 2 + k)
         return out
+
+
+# -- reversing (published models: the model zoo's GRU) ---------------------------------
+def _rev_axes(axis, rank, what):
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    out = []
+    for a in axes:
+        if not isinstance(a, int) or not -rank <= a < rank:
+            raise ValueError(f"{what}: axis {a!r} is out of range for a tensor of rank {rank}")
+        out.append(a % rank)
+    return tuple(out)
+
+
+class ReverseV2(Primitive):
+    """ReverseV2(axis)(x): x with the order of elements reversed along each axis."""
+
+    def __init__(self, axis):
+        super().__init__(axis)
+        self.axis = axis
+
+    def __call__(self, x):
+        x = to_tensor(x)
+        return F.flip(x, _rev_axes(self.axis, x.ndim, "ReverseV2"))
+
+
+class ReverseSequence(Primitive):
+    """ReverseSequence(seq_dim, batch_dim=0)(x, seq_lengths): for each batch entry b, the
+    first seq_lengths[b] elements along seq_dim reversed, the rest as they are."""
+
+    def __init__(self, seq_dim, batch_dim=0):
+        super().__init__(seq_dim, batch_dim)
+        self.seq_dim, self.batch_dim = seq_dim, batch_dim
+
+    def __call__(self, x, seq_lengths):
+        x = to_tensor(x)
+        r = x.ndim
+        s, b = _rev_axes(self.seq_dim, r, "ReverseSequence")[0], \
+            _rev_axes(self.batch_dim, r, "ReverseSequence")[0]
+        if s == b:
+            raise ValueError("ReverseSequence: seq_dim and batch_dim must differ")
+        n = x.shape[s]
+        lens = F.cast(to_tensor(seq_lengths), dt.int64)
+        t = F.arange(n, dtype=dt.int64)
+        shape_t, shape_b = [1] * r, [1] * r
+        shape_t[s], shape_b[b] = n, -1
+        t = F.reshape(t, tuple(shape_t))
+        lens = F.reshape(lens, tuple(shape_b))
+        index = F.where(F.less(t, lens), lens - 1 - t, t)         # per (t, b)
+        return F.gather_elements(x, s, F.broadcast_to(index, x.shape))

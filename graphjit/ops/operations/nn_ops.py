@@ -2,16 +2,20 @@
 MaxPool, BatchNorm, Softmax, OneHot, the optimizer updates Adam, SGD, ...)."""
 from __future__ import annotations
 
+import numpy as np
+
 from .. import functional as _X, functional as F, functional as X
 from .._dispatch import apply, apply_update, to_tensor
 from ..primitive import Primitive, _prim
 from ..function import layer_func as L
 from ..function.parameter_func import _like, _param
+from ...common.tensor import Tensor, TensorLike
 
 __all__ = ["Tanh", "Sigmoid", "ReLU", "ReLU6", "Softplus", "GeLU", "Flatten", "Conv2D", "MaxPool",
            "AvgPool", "BatchNorm", "LayerNorm", "Dropout", "KLDivLoss", "Softmax", "LogSoftmax",
            "Elu", "OneHot", "BiasAdd", "L2Normalize", "ApplyGradientDescent", "ApplyMomentum",
-           "ApplyAdagrad", "Adam", "SGD"]
+           "ApplyAdagrad", "Adam", "SGD", "Pad", "MirrorPad", "FastGeLU",
+           "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits"]
 
 
 # Primitives without arguments: class name, the function it applies.
@@ -315,3 +319,117 @@ class SGD(Primitive):
                             _like(learning_rate, parameters), accum,
                             _like(momentum, parameters), stat, dampening=self.dampening,
                             weight_decay=self.weight_decay, nesterov=self.nesterov)
+
+
+# -- padding and losses published models call as primitives ------------------------
+class Pad(Primitive):
+    """Pad(paddings)(x): zeros added before and after each dim, paddings ((before,
+    after), ...) from the first dim."""
+
+    def __init__(self, paddings):
+        super().__init__(paddings)
+        pairs = tuple(tuple(int(v) for v in p) for p in paddings)
+        if any(len(p) != 2 or min(p) < 0 for p in pairs):
+            raise ValueError(f"Pad: paddings must be non-negative pairs, got {paddings!r}")
+        self.paddings = pairs
+
+    def __call__(self, x):
+        x = to_tensor(x)
+        if len(self.paddings) != x.ndim:
+            raise ValueError(f"Pad: {len(self.paddings)} pairs of paddings for a tensor of "
+                             f"rank {x.ndim}")
+        flat = ()
+        for lo, hi in reversed(self.paddings):
+            flat += (lo, hi)
+        return F.pad(x, flat, "constant")
+
+
+class MirrorPad(Primitive):
+    """MirrorPad(mode='REFLECT')(x, paddings): paddings an (rank, 2) tensor of ints known
+    while the graph is built; 'REFLECT' mirrors without the edge, 'SYMMETRIC' with it."""
+
+    def __init__(self, mode="REFLECT"):
+        super().__init__(mode)
+        if mode not in ("REFLECT", "SYMMETRIC"):
+            raise ValueError(f"MirrorPad: mode must be 'REFLECT' or 'SYMMETRIC', got {mode!r}")
+        self.mode = mode
+
+    def __call__(self, x, paddings):
+        x = to_tensor(x)
+        if isinstance(paddings, TensorLike) and not isinstance(paddings, Tensor):
+            raise TypeError("MirrorPad: paddings must be known while the graph is built (a "
+                            "constant tensor), not a graph value")
+        p = np.asarray(paddings.asnumpy() if isinstance(paddings, Tensor) else paddings)
+        if p.shape != (x.ndim, 2):
+            raise ValueError(f"MirrorPad: paddings must have shape ({x.ndim}, 2), got "
+                             f"{p.shape}")
+        out = x
+        for axis in range(x.ndim):
+            lo, hi = int(p[axis, 0]), int(p[axis, 1])
+            if self.mode == "REFLECT":
+                out = F.pad(out, _pads_for(axis, x.ndim, lo, hi), "reflect")
+            else:
+                out = _symmetric(out, axis, lo, hi)
+        return out
+
+
+def _pads_for(axis, rank, lo, hi):
+    """ops.pad's flat padding (last dim first) that pads only `axis`."""
+    flat = []
+    for a in range(rank - 1, axis - 1, -1):
+        flat += [lo, hi] if a == axis else [0, 0]
+    return tuple(flat)
+
+
+def _symmetric(x, axis, lo, hi):
+    n = x.shape[axis]
+    if lo > n or hi > n:
+        raise ValueError(f"MirrorPad: 'SYMMETRIC' padding {max(lo, hi)} exceeds the size {n} "
+                         f"of axis {axis}")
+    key = [slice(None)] * x.ndim
+    parts = []
+    if lo:
+        key[axis] = slice(0, lo)
+        parts.append(F.flip(x[tuple(key)], (axis,)))
+    parts.append(x)
+    if hi:
+        key[axis] = slice(n - hi, n)
+        parts.append(F.flip(x[tuple(key)], (axis,)))
+    return F.concat(tuple(parts), axis) if len(parts) > 1 else x
+
+
+class FastGeLU(Primitive):
+    """FastGeLU()(x); see fast_gelu."""
+
+    def __call__(self, x):
+        return F.fast_gelu(x)
+
+
+class SoftmaxCrossEntropyWithLogits(Primitive):
+    """SoftmaxCrossEntropyWithLogits()(logits, labels) for (N, C) logits and dense labels:
+    (loss (N,), backprop (N, C) = softmax(logits) - labels)."""
+
+    def __call__(self, logits, labels):
+        logits, labels = to_tensor(logits), to_tensor(labels)
+        logp = F.log_softmax(logits, -1)
+        loss = F.neg(F.sum(F.mul(labels, logp), -1))
+        return loss, F.sub(F.exp(logp), labels)
+
+
+class SparseSoftmaxCrossEntropyWithLogits(Primitive):
+    """SparseSoftmaxCrossEntropyWithLogits(is_grad=False)(logits, labels): the mean cross
+    entropy of (N, C) logits against (N,) class indices; with is_grad, its gradient with
+    respect to the logits, (softmax - one_hot) / N."""
+
+    def __init__(self, is_grad=False):
+        super().__init__(is_grad=is_grad)
+        self.is_grad = bool(is_grad)
+
+    def __call__(self, logits, labels):
+        logits, labels = to_tensor(logits), to_tensor(labels)
+        c = logits.shape[-1]
+        onehot = F.one_hot(labels, c, F.ones((), logits.dtype), F.zeros((), logits.dtype))
+        logp = F.log_softmax(logits, -1)
+        if self.is_grad:
+            return F.div(F.sub(F.exp(logp), onehot), logits.shape[0])
+        return F.mean(F.neg(F.sum(F.mul(onehot, logp), -1)))
