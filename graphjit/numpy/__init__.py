@@ -8,7 +8,9 @@ from ..ir.dtypes import (bool_, int8, int16, int32, int64, uint8, float16, float
 from .creation import *        # noqa: F401,F403
 from .array_ops import *       # noqa: F401,F403
 from .math_ops import *        # noqa: F401,F403
+from .more_ops import *        # noqa: F401,F403
 from . import creation as _creation, array_ops as _array_ops, math_ops as _math_ops
+from . import more_ops as _more_ops
 
 int_ = int32            # mindspore/numpy/dtypes.py: Python's int and float are 32-bit
 float_ = float32
@@ -26,7 +28,8 @@ dtype_map = {"int": int_, "int8": int8, "int16": int16, "int32": int32, "int64":
 __all__ = (["bool_", "int8", "int16", "int32", "int64", "uint8", "float16", "float32",
             "float64", "int_", "float_", "inf", "PINF", "NINF", "nan", "pi", "e",
             "euler_gamma", "newaxis", "dtype_map"]
-           + _creation.__all__ + _array_ops.__all__ + _math_ops.__all__)
+           + _creation.__all__ + _array_ops.__all__ + _math_ops.__all__
+           + _more_ops.__all__)
 
 
 def __getattr__(name):

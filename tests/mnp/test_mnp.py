@@ -264,3 +264,37 @@ def test_import_mindspore_numpy_under_the_alias(monkeypatch):
     assert logger is ms.log
     for name in [n for n in sys.modules if n.startswith("mindspore.")]:
         monkeypatch.delitem(sys.modules, name, raising=False)
+
+
+MORE = {
+    "diag": (lambda x, y: mnp.diag(x, 1), lambda x, y: np.diag(x, 1)),
+    "diag_neg": (lambda x, y: mnp.diag(x, -1), lambda x, y: np.diag(x, -1)),
+    "diag_1d": (lambda x, y: mnp.diag(x[0], -1), lambda x, y: np.diag(x[0], -1)),
+    "take_along_axis": (lambda x, y: mnp.take_along_axis(x, mnp.argsort(x, 1), 1),
+                        lambda x, y: np.sort(x, 1)),
+    "diff": (lambda x, y: mnp.diff(x, 2, 1), lambda x, y: np.diff(x, 2, 1)),
+    "sort": (lambda x, y: mnp.sort(x, 0), lambda x, y: np.sort(x, 0)),
+    "argsort": (lambda x, y: mnp.argsort(y), lambda x, y: np.argsort(y)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MORE))
+def test_more_functions_against_numpy_in_both_modes(name):
+    f, ref = MORE[name]
+    graph, _ = run_both(lambda: (lambda x, y: f(x, y)), ms.Tensor(A), ms.Tensor(B))
+    np.testing.assert_allclose(graph.asnumpy(), ref(A, B), rtol=1e-6)
+
+
+def test_random_constructors_follow_mindspore_shapes_and_dtypes():
+    ms.set_seed(1)
+    a = mnp.rand(2, 3)
+    assert a.shape == (2, 3) and a.dtype is ms.float32
+    assert 0 <= float(a.asnumpy().min()) and float(a.asnumpy().max()) < 1
+    assert mnp.randn((4,), dtype=ms.float16).dtype is ms.float16
+    r = mnp.randint(1, 10, (2, 3))
+    assert r.dtype is ms.int32 and r.asnumpy().min() >= 1 and r.asnumpy().max() < 10
+    assert mnp.randint(5).shape == (1,)
+    with pytest.raises(ValueError, match="float type"):
+        mnp.rand(2, dtype=ms.int32)
+    with pytest.raises(ValueError, match="minval must be > 0"):
+        mnp.randint(0)
