@@ -81,6 +81,7 @@ def test_to_float_checks_its_type_and_float32_is_plain():
 
 def test_flags_train_phase_grad():
     net = _make()
+    assert net.phase == "train"                           # MindSpore's initial phase
     assert net.add_flags(defer_inline=True) is net and net.get_flags() == {"defer_inline": True}
     net.add_flags_recursive(amp=1)
     assert all(c.get_flags().get("amp") == 1 for _, c in net.cells_and_names())
