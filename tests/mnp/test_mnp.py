@@ -230,6 +230,7 @@ def test_gradients_through_mnp_functions_match_in_both_modes():
     np.testing.assert_allclose(graph[1].asnumpy(), eager[1].asnumpy(), rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.extra("onnx")
 def test_exports_to_onnx(tmp_path):
     ort = pytest.importorskip("onnxruntime")
     import graphjit.onnx as gx
