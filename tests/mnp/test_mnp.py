@@ -263,7 +263,11 @@ def test_import_mindspore_numpy_under_the_alias(monkeypatch):
     assert np_alias is mnp
     from mindspore import log as logger
     assert logger is ms.log
-    for name in [n for n in sys.modules if n.startswith("mindspore.")]:
+    model = importlib.import_module("_alias_model")
+    assert model.np is mnp
+    graph, _ = run_both(lambda: model.Reverse(1), ms.Tensor(A))
+    np.testing.assert_allclose(graph.asnumpy(), A[:, ::-1] + A.mean(), rtol=1e-6)
+    for name in [n for n in sys.modules if n.startswith("mindspore.") or n == "_alias_model"]:
         monkeypatch.delitem(sys.modules, name, raising=False)
 
 
