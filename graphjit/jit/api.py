@@ -11,10 +11,12 @@ import functools
 from typing import Any, Dict
 
 from ..autodiff import current_tape
+from ..context import compiler as _compiler
 from ..ir.errors import UnsupportedSyntaxError
 from ..ir.types import format_shape
 from ..nn import Cell
 from ..common.tensor import current_recorder
+from ..ops.function.grad.grad_func import GradFunction
 from ..tracebacks import user_facing
 from .cache import (CacheEntry, _arg_names, _cache_for, _call_fast, _desc, _is_tensor_key,
                     _remember_fast, _signature, _unwrap, cache_of, get_entry)
@@ -52,10 +54,12 @@ class JitFunction:
     """A function compiled per input signature whatever the mode (`@ms.jit`)."""
 
     def __init__(self, fn, input_signature=None):
+        # updated=(): copying fn's __dict__ would let a callable object's own `fn` (a
+        # gradient function's) replace the function this compiles
+        functools.update_wrapper(self, fn, updated=())
         self.fn = fn
         self._graphjit_jit_of = fn
         self.input_signature = input_signature
-        functools.update_wrapper(self, fn)
 
     def _owner_key(self):
         return self
@@ -77,6 +81,21 @@ class JitFunction:
 
     def compile_cache(self):
         return cache_of(self, self.fn)
+
+
+class _JitGrad(GradFunction):
+    """@jit of a gradient function: its gradient program is compiled whatever the mode
+    (a GradFunction runs eagerly in PYNATIVE_MODE); inside a construct it is built inline
+    like any gradient function."""
+
+    def __init__(self, gf: GradFunction):     # the same function, positions and weights
+        self.__dict__.update(gf.__dict__)
+
+    def __call__(self, *args, **kwargs):
+        try:
+            return _compiler.call_grad(self, args, kwargs)
+        except Exception as e:   # raised from here: the one graphjit frame users see
+            raise user_facing(e)
 
 
 class _BoundJit:
@@ -129,6 +148,8 @@ def jit(function=None, *, fn=None, mode="PSJit", input_signature=None, hash_args
                             "plain classes")
         if isinstance(fn, JitFunction):
             return fn
+        if isinstance(fn, GradFunction):      # ms.jit(ms.grad(f)): the gradient program
+            return _JitGrad(fn)
         if not callable(fn):
             raise TypeError(f"@jit needs a function, got {type(fn).__name__}")
         sig = input_signature
