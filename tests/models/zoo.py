@@ -78,6 +78,7 @@ _FORCE = ms.Tensor(np.array([True, True, False, True]))
 _TSRC = ms.Tensor(np.array([[3, 4, 5, 6, 0], [7, 8, 9, 0, 0]], np.int32))
 _TTGT = ms.Tensor(np.array([[1, 3, 4, 5, 2, 0], [1, 7, 8, 2, 0, 0]], np.int32))
 _TEXT = ms.Tensor(R.integers(0, 50, (2, 12)).astype(np.int32))
+_TEXT8 = ms.Tensor(R.integers(0, 50, (8, 12)).astype(np.int32))   # dropout 0.5: a larger batch
 
 ZOO = {
     "lenet": Spec(_seeded(cnn.LeNet5), (_image(2, 1, 32),), _classifier,
@@ -87,8 +88,8 @@ ZOO = {
     "shufflenetv2": Spec(_seeded(cnn.ShuffleNetV2), (_IMG,), _classifier, (_IMG, _LABEL)),
     "convnext": Spec(_seeded(cnn.ConvNeXt), (_IMG,),
                      lambda n: _classifier(n, 1e-3, "adam"), (_IMG, _LABEL)),
-    "textcnn": Spec(_seeded(cnn.TextCNN), (_TEXT,), _classifier,
-                    (_TEXT, _labels(2, 2))),
+    "textcnn": Spec(_seeded(cnn.TextCNN), (_TEXT,), lambda n: _classifier(n, 0.01, "adam"),
+                    (_TEXT8, _labels(8, 2))),
     "vit": Spec(_seeded(seq.ViT), (_IMG,), lambda n: _classifier(n, 1e-3, "adam"),
                 (_IMG, _LABEL)),
     "lstm_sentiment": Spec(_seeded(seq.SentimentNet), (_IDS, _LENS),
