@@ -44,4 +44,5 @@ __all__ = ["reshape", "flatten", "transpose", "expand_dims", "unsqueeze", "squee
            "logsigmoid", "softsign", "hardtanh", "selu", "celu", "prelu", "kl_div",
            "cosine_similarity", "dense", "softmax", "log_softmax", "relu6", "leaky_relu", "gelu",
            "silu", "softplus", "elu", "GradFunction", "grad", "value_and_grad", "tensor_leaves",
-           "map_leaves", "stop_gradient", "get_grad", "fast_gelu"]
+           "map_leaves", "stop_gradient", "get_grad"]
+__all__ += ["fast_gelu"]   # FastGeLU as a function (the sweep of issue 21)
