@@ -10,7 +10,8 @@ from ..ir import dtypes as dt
 from ..common.tensor import Tensor
 from ._utils import check_dtype, normalize_axis, to_tensor
 
-__all__ = ["diag", "take_along_axis", "diff", "sort", "argsort", "rand", "randn", "randint"]
+__all__ = ["diag", "take_along_axis", "diff", "sort", "argsort", "rand", "randn", "randint",
+           "trace", "tensordot", "nonzero", "array_equal"]
 
 
 def diag(v, k=0):
@@ -67,6 +68,62 @@ def argsort(a, axis=-1):
     if axis is None:
         a, axis = ops.reshape(a, (-1,)), 0
     return ops.sort(a, normalize_axis(axis, a.ndim))[1]
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
+    """The sum of a's diagonal (offset from the main one) over axis1 and axis2."""
+    a = to_tensor(a)
+    a1, a2 = normalize_axis(axis1, a.ndim), normalize_axis(axis2, a.ndim)
+    rest = [i for i in range(a.ndim) if i not in (a1, a2)]
+    m = ops.transpose(a, tuple(rest) + (a1, a2))
+    n1, n2 = m.shape[-2], m.shape[-1]
+    i = np.arange(max(min(n1, n2 - offset) if offset >= 0 else min(n1 + offset, n2), 0))
+    mask = np.zeros((n1, n2), bool)
+    mask[(i, i + offset) if offset >= 0 else (i - offset, i)] = True
+    out = ops.sum(ops.where(Tensor(mask), m, ops.zeros_like(m)), (-2, -1))
+    return out if dtype is None else ops.cast(out, check_dtype(dtype))
+
+
+def tensordot(a, b, axes=2):
+    """Sum of products over the last `axes` dims of a and the first of b (an int), or
+    over the axes listed in a pair of sequences."""
+    a, b = to_tensor(a), to_tensor(b)
+    if isinstance(axes, int):
+        ax_a = list(range(a.ndim - axes, a.ndim))
+        ax_b = list(range(axes))
+    else:
+        ax_a, ax_b = axes
+        ax_a = [ax_a] if isinstance(ax_a, int) else list(ax_a)
+        ax_b = [ax_b] if isinstance(ax_b, int) else list(ax_b)
+    ax_a = [normalize_axis(x, a.ndim) for x in ax_a]
+    ax_b = [normalize_axis(x, b.ndim) for x in ax_b]
+    if len(ax_a) != len(ax_b) or any(a.shape[i] != b.shape[j] for i, j in zip(ax_a, ax_b)):
+        raise ValueError("mindspore.numpy.tensordot: shape-mismatch for sum")
+    free_a = [i for i in range(a.ndim) if i not in ax_a]
+    free_b = [i for i in range(b.ndim) if i not in ax_b]
+    k = int(np.prod([a.shape[i] for i in ax_a])) if ax_a else 1
+    am = ops.reshape(ops.transpose(a, tuple(free_a + ax_a)), (-1, k))
+    bm = ops.reshape(ops.transpose(b, tuple(ax_b + free_b)), (k, -1))
+    return ops.reshape(ops.matmul(am, bm), tuple(a.shape[i] for i in free_a) +
+                       tuple(b.shape[i] for i in free_b))
+
+
+def nonzero(a):
+    """The indices of a's non-zero elements, one tensor per axis."""
+    a = to_tensor(a)
+    idx = ops.nonzero(a)
+    return tuple(idx[:, i] for i in range(a.ndim))
+
+
+def array_equal(a1, a2, equal_nan=False):
+    """Whether a1 and a2 have the same shape and elements (a bool tensor)."""
+    a1, a2 = to_tensor(a1), to_tensor(a2)
+    if tuple(a1.shape) != tuple(a2.shape):
+        return Tensor(np.array(False))
+    same = ops.equal(a1, a2)
+    if equal_nan and a1.dtype.is_floating:
+        same = ops.logical_or(same, ops.logical_and(ops.isnan(a1), ops.isnan(a2)))
+    return ops.all(same)
 
 
 def _shape_of(shape):

@@ -280,6 +280,14 @@ MORE = {
     "diff": (lambda x, y: mnp.diff(x, 2, 1), lambda x, y: np.diff(x, 2, 1)),
     "sort": (lambda x, y: mnp.sort(x, 0), lambda x, y: np.sort(x, 0)),
     "argsort": (lambda x, y: mnp.argsort(y), lambda x, y: np.argsort(y)),
+    "trace": (lambda x, y: mnp.trace(x, 1), lambda x, y: np.trace(x, 1)),
+    "trace_neg": (lambda x, y: mnp.trace(x, -1), lambda x, y: np.trace(x, -1)),
+    "tensordot": (lambda x, y: mnp.tensordot(x, y, ([0, 1], [0, 1])),
+                  lambda x, y: np.tensordot(x, y, ([0, 1], [0, 1]))),
+    "tensordot_1": (lambda x, y: mnp.tensordot(x, mnp.transpose(y), 1),
+                    lambda x, y: np.tensordot(x, y.T, 1)),
+    "array_equal": (lambda x, y: mnp.array_equal(x, x + 0.0),
+                    lambda x, y: np.array_equal(x, x)),
 }
 
 
