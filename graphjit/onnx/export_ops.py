@@ -105,6 +105,12 @@ def _identity(ex, node):
     return [ex.one("Identity", [inp(ex, node)])]
 
 
+@op("WeightRead")
+def _weight_read(ex, node):
+    """The Parameter's current value (input 1); input 0 only routes its gradient."""
+    return [ex.one("Identity", [inp(ex, node, 1)])]
+
+
 @op("Cast")
 def _cast(ex, node):
     return [ex.one("Cast", [inp(ex, node)], to=TO_ONNX[dt_out(node)])]
