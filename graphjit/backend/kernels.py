@@ -161,12 +161,45 @@ def _reduce_with(ufunc):
     return expr
 
 
+def _check_int_overflow(node, em, r, x, y):
+    """CheckIntOverflow of `x op c` (or `c op x`) for a constant c: the result as it is
+    where x lies within the bounds that keep `x op c` in int64 (one comparison instead
+    of a call), else the kernel, which raises if it did wrap."""
+    if node.outputs[0].type.shape != () or node.outputs[0].type.dtype.np != np.int64:
+        return None
+    op = node.attrs["binary"]
+    const = em.consts.get(id(node.inputs[2]))
+    other = x
+    if const is None and op in ("Add", "Mul"):
+        const, other = em.consts.get(id(node.inputs[1])), y
+    if const is None or np.ndim(const) != 0:
+        return None
+    c = int(const)
+    lo, hi = _INT64_MIN, _INT64_MAX
+    if op == "Add":
+        lo, hi = max(lo, lo - c), min(hi, hi - c)
+    elif op == "Sub":
+        lo, hi = max(lo, lo + c), min(hi, hi + c)
+    else:
+        if c == 0:
+            return r
+        hi = hi // abs(c)
+        lo = -hi
+    kernel = em.glob(node_kernel(node), "k")
+    test = (f"{other} <= {hi}" if lo == _INT64_MIN else f"{other} >= {lo}"
+            if hi == _INT64_MAX else f"{lo} <= {other} <= {hi}")
+    return f"{r} if {test} else {kernel}({r}, {x}, {y})"
+
+
+_INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
+
+
 # ops that a numpy expression computes identically (a view for the shape ops),
 # without a call, as `fn(node, em, *input names) -> text or None`: the frontend's
 # sliced and concatenated loop values are Squeeze(slice, 0) and ExpandDims(value, 0)
 EXPRESSIONS = {"Squeeze": _squeeze, "ExpandDims": _expand_dims, "MatMul": _matmul,
                "Index": _index, "Gather": _gather,
                "ReduceMax": _reduce_with(np.maximum), "ReduceMin": _reduce_with(np.minimum),
-               "ReduceSum": _reduce_with(np.add)}
+               "ReduceSum": _reduce_with(np.add), "CheckIntOverflow": _check_int_overflow}
 
 
