@@ -100,10 +100,16 @@ def _expand_dims(node, em, x):
 
 
 def _matmul(node, em, x, y):
+    """`x @ y`, or for two float matrices `np.dot(x, y)` (transposes as `.T` views), as
+    the kernel computes them (ir.defs.nn)."""
     (a, b), o = (v.type for v in node.inputs), node.outputs[0].type
-    if node.attrs.get("transpose_a") or node.attrs.get("transpose_b"):
-        return None
     if a.dtype is not o.dtype or b.dtype is not o.dtype or not a.rank or not b.rank:
+        return None
+    ta, tb = node.attrs.get("transpose_a"), node.attrs.get("transpose_b")
+    if a.rank == 2 and b.rank == 2 and o.dtype.np in (np.float32, np.float64):
+        return (f"{em.ref(np.dot, 'dot')}({x}{'.T' if ta else ''}, "
+                f"{y}{'.T' if tb else ''})")
+    if ta or tb:
         return None
     return f"{x} @ {y}"
 
