@@ -46,7 +46,7 @@ from ..frontend.program import Out
 from ..ir.dtypes import BY_NUMPY, from_numpy
 from ..ir.errors import GraphJitError
 from ..ir.fp_errors import FP_IGNORED, FP_STATE, ignore_fp_errors, restore_fp_errors
-from ..tensor import Tensor, _recording as _local
+from ..common.tensor import Tensor, _recording as _local
 
 __all__ = ["MISS", "make_call"]
 
