@@ -19,6 +19,7 @@ from ..ir import registry as _registry
 from ..ir.registry import get_op
 from ..ir.types import STATE, ref_type
 from ..common.parameter import Parameter
+from ..common import tensor as _tensor_module
 from ..common.tensor import SymbolicTensor, Tensor, TensorLike, current_recorder
 
 __all__ = ["apply", "apply_update", "binary", "to_tensor", "is_weak", "weak_kind", "weak_dtype",
@@ -284,3 +285,8 @@ def binary(op: str, x, y):
         x = to_tensor(x)
         return apply(op, x, to_tensor(y, weak_dtype(weak_kind(y), x.dtype)))
     return apply(op, to_tensor(x), to_tensor(y))
+
+
+# -- the eager Tensor's operators take binary() and this table (common.tensor) ----------
+_tensor_module._binary = binary
+_tensor_module._EAGER = _EAGER
