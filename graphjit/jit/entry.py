@@ -46,9 +46,10 @@ from ..frontend.program import Out
 from ..ir.dtypes import BY_NUMPY, from_numpy
 from ..ir.errors import GraphJitError
 from ..ir.fp_errors import FP_IGNORED, FP_STATE, ignore_fp_errors, restore_fp_errors
+from ..common.parameter import Parameter
 from ..common.tensor import Tensor, _recording as _local
 
-__all__ = ["MISS", "make_call"]
+__all__ = ["MISS", "make_call", "make_guard_check"]
 
 MISS = object()          # "not this entry's call": take the general path
 
@@ -161,10 +162,20 @@ def _shape_test(x: str, shape) -> str:
     return " or ".join(tests)
 
 
+def make_guard_check(entry):
+    """A function `check() -> bool`: entry.guards_hold(state=False), written out."""
+    env = {}
+    lines = ["def check():"] + [ln.replace("return MISS", "return False")
+                                for ln in _guard_lines(entry, env)] + ["    return True"]
+    exec(compile("\n".join(lines) + "\n", f"<graphjit-guards-{next(_counter)}>", "exec"),
+         env)
+    return env["check"]
+
+
 def _guard_lines(entry, env) -> list:
     """The lines checking the entry's guards: each attribute the graph depends on is
     as it was (CacheEntry.guards_hold, written out for the common kinds)."""
-    if any(g[2] not in ("value", "tensor", "id") for g in entry.guards):
+    if any(g[2] not in ("value", "tensor", "id", "param") for g in entry.guards):
         env["_guards_hold"] = entry.guards_hold     # Parameters, sub-Cells: the general check
         return ["    if not _guards_hold(state=False): return MISS"]
     lines = []
@@ -179,6 +190,11 @@ def _guard_lines(entry, env) -> list:
         if kind == "value":
             env[f"_g{j}"] = value
             lines.append(f"    if type(c) is not type(_g{j}) or c != _g{j}: return MISS")
+        elif kind == "param":
+            env["_Parameter"] = Parameter
+            env[f"_g{j}a"], env[f"_g{j}b"] = value
+            lines.append(f"    if not isinstance(c, _Parameter) or c._dtype is not _g{j}a or "
+                         f"c._data.shape != _g{j}b: return MISS")
         elif kind == "tensor":
             env[f"_g{j}a"], env[f"_g{j}b"] = value
             lines.append(f"    if id(c) != _g{j}a or id(getattr(c, '_data', None)) != _g{j}b: "

@@ -160,3 +160,27 @@ def test_the_compiled_model_takes_the_fast_call_and_owns_its_outputs(monkeypatch
         model(x, one, 3)                      # compiled for k=2: refused, as before
     with pytest.raises(TypeError):
         model(x.astype(ms.float64), one, 2)
+
+
+def test_a_gradient_steps_guards_are_checked_on_its_fast_path():
+    class Lin(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.k = 2.0
+            self.w = ms.Parameter(ms.Tensor(np.array([1.0, 2.0], np.float32)), name="w")
+
+        def construct(self, x):
+            return (x * self.w * self.k).sum()
+
+    net = Lin()
+    step = ms.value_and_grad(net, None, net.trainable_params())
+    x = ms.Tensor(np.array([3.0, 4.0], np.float32))
+    for _ in range(2):
+        loss, (g,) = step(x)
+        assert float(loss.asnumpy()) == 22.0 and g.asnumpy().tolist() == [6.0, 8.0]
+    net.k = 3.0                                           # a guarded Python value
+    loss, (g,) = step(x)
+    assert float(loss.asnumpy()) == 33.0 and g.asnumpy().tolist() == [9.0, 12.0]
+    net.w.set_data(ms.Tensor(np.array([0.0, 1.0], np.float32)))     # new data: bound
+    loss, (g,) = step(x)
+    assert float(loss.asnumpy()) == 12.0 and g.asnumpy().tolist() == [9.0, 12.0]
