@@ -133,7 +133,9 @@ class CacheEntry:
     checked: bool = False
     state: Optional[StateBinding] = None   # the Parameters the graph reads and updates
     attr_writes: List[tuple] = field(default_factory=list)   # Program.attr_writes
-    fast_call: Any = None   # entry.make_call's function (False: calls cannot take one)
+    # jit.entry.make_call's function (False: calls cannot take one); for a gradient
+    # step's entry, its guard check (jit.grad)
+    fast_call: Any = None
 
     def guards_hold(self, arg_params=None, state=True) -> bool:
         """Whether every attribute the graph depends on is as it was, and (state) its
