@@ -22,7 +22,7 @@ from ..common.parameter import Parameter
 from ..common import tensor as _tensor_module
 from ..common.tensor import SymbolicTensor, Tensor, TensorLike, current_recorder
 
-__all__ = ["apply", "apply_update", "binary", "to_tensor", "is_weak", "weak_kind", "weak_dtype",
+__all__ = ["apply", "apply_unary", "apply_update", "binary", "to_tensor", "is_weak", "weak_kind", "weak_dtype",
            "PY_SCALARS"]
 
 PY_SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
@@ -285,6 +285,29 @@ def binary(op: str, x, y):
         x = to_tensor(x)
         return apply(op, x, to_tensor(y, weak_dtype(weak_kind(y), x.dtype)))
     return apply(op, to_tensor(x), to_tensor(y))
+
+
+def apply_unary(op: str, x):
+    """apply(op, x) for an op without attributes: an eager Tensor whose signature apply
+    has seen runs the kernel apply found for it at once (no tape recording), anything
+    else takes apply()."""
+    if type(x) is Tensor and not _tape._recording:
+        a = x._data
+        if a is not None:
+            known = _EAGER.get((op, x._dtype, a.shape))
+            if known is not None and known[2]:
+                token = FP_STATE.set(FP_IGNORED) if FP_STATE is not None else \
+                    ignore_fp_errors()
+                try:
+                    out = known[1](a)
+                finally:
+                    FP_STATE.reset(token) if FP_STATE is not None else restore_fp_errors(token)
+                result = _new_tensor(Tensor)          # Tensor._wrap, inline
+                result._data = r = out if type(out) is np.ndarray else np.asarray(out)
+                result._dtype = _DTYPE_OF.get(r.dtype) or _from_numpy(r.dtype)
+                result._spec_shape = None
+                return result
+    return apply(op, to_tensor(x))
 
 
 # -- the eager Tensor's operators take binary() and this table (common.tensor) ----------

@@ -99,3 +99,15 @@ def test_a_number_takes_the_dtype_promotion_gives_it_whatever_the_table_holds(dt
     for fn, op in ((operator.mul, "Mul"), (operator.add, "Add"), (operator.lt, "Less")):
         assert _outcome(lambda: fn(x, number)) == _outcome(lambda: _dispatch.binary(op, x, number))
         assert _outcome(lambda: fn(number, x)) == _outcome(lambda: _dispatch.binary(op, number, x))
+
+
+@pytest.mark.parametrize("name", sorted(__import__(
+    "graphjit.ops.function.math_func", fromlist=["_UNARY_FUNCTIONS"])._UNARY_FUNCTIONS))
+@pytest.mark.parametrize("dtype", [np.bool_, np.int32, np.float16, np.float32, np.float64])
+def test_unary_functions_take_the_cached_kernel_with_the_same_outcome(name, dtype):
+    from graphjit.ops.function import math_func
+    op = math_func._UNARY_FUNCTIONS[name]
+    x = ms.Tensor((np.arange(-3, 3).reshape(2, 3) * 0.7).astype(dtype))
+    fn = getattr(math_func, name)
+    want = _outcome(lambda: _dispatch.apply(op, x))          # fills the table
+    assert _outcome(lambda: fn(x)) == want and _outcome(lambda: fn(x)) == want
