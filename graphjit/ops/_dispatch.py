@@ -63,7 +63,12 @@ def apply(op: str, *inputs, **attrs):
         sig.append(a.shape)
         arrays.append(a)
     if attrs:
-        sig.append(tuple((k, _attr_key(v)) for k, v in attrs.items()))
+        items = []
+        for k, v in attrs.items():
+            tv = type(v)
+            # (name, type, value) for the plain kinds, where == tells them apart
+            items.append((k, tv, v) if tv in _PLAIN_ATTRS else (k, _attr_key(v)))
+        sig.append(tuple(items))
     sig = tuple(sig)
     try:
         known = _EAGER.get(sig)
@@ -104,6 +109,9 @@ def _record(op, attrs, inputs, arrays, outs):
     tape = _tape.current()
     if tape is not None:    # a gradient is being taken (PYNATIVE): record the op
         tape.record(op, attrs, inputs, arrays, outs)
+
+
+_PLAIN_ATTRS = frozenset({int, bool, str, type(None)})
 
 
 def _attr_key(v):
