@@ -148,6 +148,8 @@ class Emitter:
         self._arrays: Dict[str, str] = {}          # a constant's global -> its array's
         self._const_names: Dict[tuple, str] = {}   # equal constants share one global
         self._ids = itertools.count()
+        # a Loop's sliced parameter read only through Squeeze: (array, index, axis)
+        self.sliced: Dict[int, Tuple[str, str, int]] = {}
 
     # names
     def fresh(self, prefix: str = "v") -> str:

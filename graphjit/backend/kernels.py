@@ -82,6 +82,10 @@ def _index_text(rank: int, picks) -> str:
 def _squeeze(node, em, x):
     t, o = node.inputs[0].type, node.outputs[0].type
     axis = node.attrs.get("axis")
+    row = em.sliced.get(id(node.inputs[0]))
+    if row is not None:                 # a Loop's slice i:i+1 on this axis: x[i] itself
+        arr, i, ax = row
+        return f"{arr}[{':, ' * ax}{i}]"
     if t.rank is None or o.rank in (None, 0) or axis is None or axis == ():
         return None
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)

@@ -339,3 +339,26 @@ def test_transposed_float_matmuls_run_inline_as_the_kernel_computes_them(ta, tb,
     want = (av.T if ta else av) @ (bv.T if tb else bv)
     got = cg(av, bv)[0]
     assert got.tobytes() == kernel(av, bv).tobytes() == want.tobytes()
+
+
+def test_a_loops_row_read_only_through_squeeze_is_one_index():
+    """`for row in xs` slices xs[i:i+1] and squeezes it; read only that way, the
+    generated loop reads xs[i] (one index), with the bits of eager mode."""
+    import graphjit as ms
+    from graphjit.jit.cache import cache_of
+
+    def rows(xs, h):
+        for row in xs:
+            h = h * 0.5 + row
+        return h
+
+    xs = np.arange(12, dtype=np.float32).reshape(4, 3)
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    want = rows(ms.Tensor(xs), ms.Tensor(np.zeros(3, np.float32))).asnumpy()
+    ms.set_context(mode=ms.GRAPH_MODE)
+    jf = ms.jit(rows)
+    got = jf(ms.Tensor(xs), ms.Tensor(np.zeros(3, np.float32))).asnumpy()
+    assert got.tobytes() == want.tobytes()
+    src = cache_of(jf)[0].plan.source
+    loop = src[src.index("while"):]
+    assert re.search(r"= v\d+\[i\d+\]\n", loop) and ":j" not in loop, src
