@@ -184,3 +184,22 @@ def test_a_gradient_steps_guards_are_checked_on_its_fast_path():
     net.w.set_data(ms.Tensor(np.array([0.0, 1.0], np.float32)))     # new data: bound
     loss, (g,) = step(x)
     assert float(loss.asnumpy()) == 12.0 and g.asnumpy().tolist() == [9.0, 12.0]
+
+
+def test_attributes_the_graph_sets_are_set_again_on_the_fast_path(monkeypatch):
+    class Mark(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.seen = 0
+
+        def construct(self, x):
+            self.seen = 1
+            return x * 2
+
+    net = Mark()
+    x = ms.Tensor(np.ones(2, np.float32))
+    net(x)
+    assert net.seen == 1
+    _no_general_path(monkeypatch)
+    net.__dict__["seen"] = 0                 # behind the guard's back: no recompile needed
+    assert net(x).asnumpy().tolist() == [2, 2] and net.seen == 1
