@@ -197,7 +197,8 @@ class Poly(nn.Cell):
 
 
 def poly_numpy(x):
-    return x ** 3 - np.float32(2) * x ** 2 + x ** 4 * np.float32(0.25)
+    # what a person writes for speed (np.power(x, 3.0) is ~70x slower than x * x * x)
+    return x * x * x - np.float32(2) * x * x + x * x * x * x * np.float32(0.25)
 
 
 # -- X4: gathers and appends inside a data-dependent loop ------------------------------------------

@@ -138,7 +138,8 @@ class Emitter:
 
     def __init__(self):
         self.env: Dict[str, object] = {"np": np, "_truth": truth, "_copyto": np.copyto,
-                                       "_numpy_value": (np.ndarray, np.generic)}
+                                       "_numpy_value": (np.ndarray, np.generic),
+                                       "_ndarray": np.ndarray}
         self.lines: List[Tuple[str, object]] = []
         self.helpers: List[Tuple[str, object]] = []
         self.names: Dict[int, str] = {}
@@ -147,6 +148,8 @@ class Emitter:
         self._arrays: Dict[str, str] = {}          # a constant's global -> its array's
         self._const_names: Dict[tuple, str] = {}   # equal constants share one global
         self._ids = itertools.count()
+        # a Loop's sliced parameter read only through Squeeze: (array, index, axis)
+        self.sliced: Dict[int, Tuple[str, str, int]] = {}
 
     # names
     def fresh(self, prefix: str = "v") -> str:
@@ -369,9 +372,16 @@ def generate(prog: Program):
         em.bind(p, params[-1])
         if not p.type.is_tensor:
             continue     # a ref (bound to a variable) or the state token: passed as is
-        # inline operators on Python numbers would compute in Python's types
-        em.line(1, f"if not isinstance({params[-1]}, _numpy_value): {params[-1]} = "
-                   f"np.asarray({params[-1]}, {em.glob(p.type.dtype.np, '_dtype')})")
+        v, dtype = params[-1], em.glob(p.type.dtype.np, '_dtype')
+        if p.type.shape == ():
+            # a numpy scalar, as Consts and scalar results are: an operator on two of
+            # them takes numpy's scalar fast path (a 0-d array takes the ufunc's)
+            em.line(1, f"{v} = {v}[()] if type({v}) is _ndarray else np.asarray({v}, "
+                       f"{dtype})[()]")
+        else:
+            # inline operators on Python numbers would compute in Python's types
+            em.line(1, f"if not isinstance({v}, _numpy_value): {v} = np.asarray({v}, "
+                       f"{dtype})")
     results = em.program_body(prog, 1)
     return em.function(params, results, prog.graph.name)
 

@@ -82,6 +82,10 @@ def _index_text(rank: int, picks) -> str:
 def _squeeze(node, em, x):
     t, o = node.inputs[0].type, node.outputs[0].type
     axis = node.attrs.get("axis")
+    row = em.sliced.get(id(node.inputs[0]))
+    if row is not None:                 # a Loop's slice i:i+1 on this axis: x[i] itself
+        arr, i, ax = row
+        return f"{arr}[{':, ' * ax}{i}]"
     if t.rank is None or o.rank in (None, 0) or axis is None or axis == ():
         return None
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
@@ -100,10 +104,16 @@ def _expand_dims(node, em, x):
 
 
 def _matmul(node, em, x, y):
+    """`x @ y`, or for two float matrices `np.dot(x, y)` (transposes as `.T` views), as
+    the kernel computes them (ir.defs.nn)."""
     (a, b), o = (v.type for v in node.inputs), node.outputs[0].type
-    if node.attrs.get("transpose_a") or node.attrs.get("transpose_b"):
-        return None
     if a.dtype is not o.dtype or b.dtype is not o.dtype or not a.rank or not b.rank:
+        return None
+    ta, tb = node.attrs.get("transpose_a"), node.attrs.get("transpose_b")
+    if a.rank == 2 and b.rank == 2 and o.dtype.np in (np.float32, np.float64):
+        return (f"{em.ref(np.dot, 'dot')}({x}{'.T' if ta else ''}, "
+                f"{y}{'.T' if tb else ''})")
+    if ta or tb:
         return None
     return f"{x} @ {y}"
 
@@ -161,12 +171,45 @@ def _reduce_with(ufunc):
     return expr
 
 
+def _check_int_overflow(node, em, r, x, y):
+    """CheckIntOverflow of `x op c` (or `c op x`) for a constant c: the result as it is
+    where x lies within the bounds that keep `x op c` in int64 (one comparison instead
+    of a call), else the kernel, which raises if it did wrap."""
+    if node.outputs[0].type.shape != () or node.outputs[0].type.dtype.np != np.int64:
+        return None
+    op = node.attrs["binary"]
+    const = em.consts.get(id(node.inputs[2]))
+    other = x
+    if const is None and op in ("Add", "Mul"):
+        const, other = em.consts.get(id(node.inputs[1])), y
+    if const is None or np.ndim(const) != 0:
+        return None
+    c = int(const)
+    lo, hi = _INT64_MIN, _INT64_MAX
+    if op == "Add":
+        lo, hi = max(lo, lo - c), min(hi, hi - c)
+    elif op == "Sub":
+        lo, hi = max(lo, lo + c), min(hi, hi + c)
+    else:
+        if c == 0:
+            return r
+        hi = hi // abs(c)
+        lo = -hi
+    kernel = em.glob(node_kernel(node), "k")
+    test = (f"{other} <= {hi}" if lo == _INT64_MIN else f"{other} >= {lo}"
+            if hi == _INT64_MAX else f"{lo} <= {other} <= {hi}")
+    return f"{r} if {test} else {kernel}({r}, {x}, {y})"
+
+
+_INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
+
+
 # ops that a numpy expression computes identically (a view for the shape ops),
 # without a call, as `fn(node, em, *input names) -> text or None`: the frontend's
 # sliced and concatenated loop values are Squeeze(slice, 0) and ExpandDims(value, 0)
 EXPRESSIONS = {"Squeeze": _squeeze, "ExpandDims": _expand_dims, "MatMul": _matmul,
                "Index": _index, "Gather": _gather,
                "ReduceMax": _reduce_with(np.maximum), "ReduceMin": _reduce_with(np.minimum),
-               "ReduceSum": _reduce_with(np.add)}
+               "ReduceSum": _reduce_with(np.add), "CheckIntOverflow": _check_int_overflow}
 
 

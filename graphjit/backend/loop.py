@@ -93,6 +93,20 @@ def _is_const(v, value) -> bool:
             p.attrs["value"].reshape(-1)[0].item() == value)
 
 
+def _only_squeezed(p, ax: int, body) -> bool:
+    """Whether a sliced body parameter is read only by Squeeze nodes of its axis."""
+    if not p.users or any(r is p for r in body.results) or p.type.rank is None:
+        return False
+    for u in p.users:
+        if u.op != "Squeeze" or u.inputs[0] is not p:
+            return False
+        a = u.attrs.get("axis")
+        axes = (a,) if isinstance(a, (int, np.integer)) else tuple(a or ())
+        if {int(k) % p.type.rank for k in axes} != {ax}:
+            return False
+    return True
+
+
 def emit_loop(em, kernel, ins, depth: int) -> None:
     """Emit the driver of a Loop kernel (and its lowered body, inline) into the Emitter
     `em`; `ins` are the variables holding the node's inputs, by position."""
@@ -137,7 +151,12 @@ def emit_loop(em, kernel, ins, depth: int) -> None:
         if rank is not None:
             ax = axis % rank
             em.line(d, f"{n} = min({n}, {x}.shape[{ax}])", node)
-            slicers.append(f"{em.name(p)} = {x}[{':, ' * ax}{i}:{j}]")
+            if _only_squeezed(p, ax, body):
+                # read only through Squeeze on its axis: those are `x[i]` (one index
+                # instead of a slice and an index; kernels._squeeze writes it)
+                em.sliced[id(p)] = (x, i, ax)
+            else:
+                slicers.append(f"{em.name(p)} = {x}[{':, ' * ax}{i}:{j}]")
         else:
             pre = em.fresh("pre")
             em.line(d, f"{pre} = (slice(None),) * {em.glob(slice_axis, '_slice_axis')}"

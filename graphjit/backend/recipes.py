@@ -22,6 +22,7 @@ import numpy as np
 
 from ..ir.defs.common import float_result, promote
 from ..ir.defs.elementwise import BINARY, COMPARISONS, UNARY
+from ..ir.defs.integer_pow import integer_exponent, integer_power
 
 __all__ = ["Recipe", "Step", "recipe_for", "CAST", "SELECT"]
 
@@ -35,7 +36,7 @@ Arg = Union[int, str, np.ndarray]
 
 @dataclass(frozen=True)
 class Step:
-    """buffer = fn(*args); fn is a ufunc, CAST or SELECT."""
+    """buffer = fn(*args); fn is a ufunc, CAST, SELECT or a power_step."""
     fn: object
     args: Tuple[Arg, ...]
 
@@ -181,8 +182,9 @@ def recipe_for(node) -> Optional[Recipe]:
 
 def _pow_case(node, recipe: Recipe) -> Optional[Recipe]:
     """The kernel's case of a float Pow, known before it runs only for an exponent of
-    several elements (np.power) or a constant one: 2 is x * x, 0.5 is sqrt(x), as
-    numpy's `**` computes them; otherwise np.power."""
+    several elements (np.power) or a constant one: an integer value n (|n| <= 16) is
+    integer_power(x, n), 0.5 is sqrt(x), as the kernel computes them; otherwise
+    np.power."""
     x, e = node.inputs
     n = 1
     for d in e.type.shape:
@@ -193,15 +195,27 @@ def _pow_case(node, recipe: Recipe) -> Optional[Recipe]:
         return recipe
     p = e.producer
     if p is None or p.op != "Const":
-        return None                     # 2 or 0.5 is known only when the graph runs
+        return None                     # the case is known only when the graph runs
     value = np.asarray(p.attrs["value"]).astype(recipe.out).reshape(-1)[0]
-    if value == 2:
-        steps = (Step(np.multiply, (0, 0)),)
+    k = integer_exponent(value)
+    if k == 2:
+        steps = (Step(np.multiply, (0, 0)),)       # what integer_power computes
+    elif k is not None:
+        steps = (Step(power_step(k), (0,)),)
     elif value == 0.5:
         steps = (Step(np.sqrt, (0,)),)
     else:
         return recipe
     return Recipe(recipe.casts, steps, recipe.out, True, (0,))
+
+
+@functools.lru_cache(maxsize=None)
+def power_step(n: int):
+    """The step writing x ** n (integer_power) into the buffer: `f(x, out)`."""
+    def step(x, out):
+        return integer_power(x, n, out)
+    step.__name__ = f"integer_power_{n}" if n >= 0 else f"integer_power_m{-n}"
+    return step
 
 
 @functools.lru_cache(maxsize=None)

@@ -20,6 +20,7 @@ from ..ops.function.grad.grad_func import GradFunction
 from ..tracebacks import user_facing
 from .cache import (CacheEntry, _arg_names, _cache_for, _call_fast, _desc, _is_tensor_key,
                     _remember_fast, _signature, _unwrap, cache_of, get_entry)
+from .entry import MISS
 from .explain import Report, compare_results, run_checked as _run_checked
 
 __all__ = ["jit", "jit_class", "explain", "call_compiled", "cache_of", "compile_for_model",
@@ -34,12 +35,19 @@ def _building() -> bool:
 def call_compiled(cell, args, kwargs):
     """Cell.__call__ in graph mode (installed as context.compiler.call_cell; the Cell's
     __call__ raises its errors)."""
+    fn = type(cell).construct
+    caches = cell.__dict__.get("_graphjit_caches")
+    if caches is not None and not kwargs:     # the last entry's own call (jit.entry)
+        c = caches.get(fn)
+        if c is not None and c.last is not None:
+            out = c.last(args)
+            if out is not MISS:
+                return out
     if _building():
         raise UnsupportedSyntaxError("a Cell was called on graph values outside the builder")
     if current_tape() is not None:
         # a PYNATIVE gradient is being taken: the tape records eager ops (same meaning)
         return type(cell).construct(cell, *args, **kwargs)
-    fn = type(cell).construct
     cache = _cache_for(cell, fn)
     hit, out = _call_fast(cache, args, kwargs)
     if hit:

@@ -16,6 +16,7 @@ from ..context import _context, get_context
 from ..frontend.program import Out, build_program
 from ..frontend.templates import TextOut
 from .bindings import StateBinding
+from .entry import MISS, make_call
 from ..ir.dtypes import as_dtype
 from ..ir.graph import Graph
 from ..ir.text import decode
@@ -132,6 +133,9 @@ class CacheEntry:
     checked: bool = False
     state: Optional[StateBinding] = None   # the Parameters the graph reads and updates
     attr_writes: List[tuple] = field(default_factory=list)   # Program.attr_writes
+    # jit.entry.make_call's function (False: calls cannot take one); for a gradient
+    # step's entry, its guard check (jit.grad)
+    fast_call: Any = None
 
     def guards_hold(self, arg_params=None, state=True) -> bool:
         """Whether every attribute the graph depends on is as it was, and (state) its
@@ -201,6 +205,8 @@ class _Cache:
         self.lock = threading.RLock()
         # concrete (dtype, shape)/constant signature -> entry: the per-call fast path
         self.fast: Dict[tuple, CacheEntry] = {}
+        # the fast call (entry.make_call) of the entry that ran last, tried first
+        self.last = None
 
 
 _FAST_CONSTANTS = (int, float, bool, str, type(None))
@@ -228,7 +234,14 @@ def _fast_key(args):
 
 def _call_fast(cache: _Cache, args, kwargs):
     """(hit, result): the cached entry run directly when the signature is known."""
-    if kwargs or _context["check_equivalence"]:
+    if kwargs:
+        return False, None
+    last = cache.last
+    if last is not None:
+        out = last(args)
+        if out is not MISS:
+            return True, out
+    if _context["check_equivalence"]:
         return False, None
     fk = _fast_key(args)
     if fk is None:
@@ -241,6 +254,8 @@ def _call_fast(cache: _Cache, args, kwargs):
         variables = e.state.resolve()
         if variables is None:
             return False, None
+    if e.fast_call:
+        cache.last = e.fast_call
     return True, e.run_arrays(fk[1], variables=variables)
 
 
@@ -249,6 +264,9 @@ def _remember_fast(cache: _Cache, args, kwargs, entry):
         fk = _fast_key(args)
         if fk is not None:
             cache.fast[fk[0]] = entry
+            if entry.fast_call is None:
+                entry.fast_call = make_call(entry, args, _fill) or False
+            cache.last = entry.fast_call or None
 
 
 # owner (a Cell, a JitFunction...) -> {function: its cache}; dies with the owner

@@ -39,7 +39,8 @@ from ..autodiff import current_tape
 from ..common.tensor import Tensor, TensorSpec
 from ..tracebacks import user_facing
 from .api import compile_for_model, explain
-from .cache import _fast_key
+from .cache import _fast_key, _fill
+from .entry import MISS, make_call
 from .bindings import StateBinding
 
 __all__ = ["CompiledModel", "InferRequest", "compile", "import_model"]
@@ -151,6 +152,7 @@ class CompiledModel:
         # signatures (dtypes, shapes, constants) already checked once; the exact
         # dtype and static shape of each input; the outputs that may share memory
         self._entry = None
+        self._fast_call = None           # jit.entry.make_call's, once a call was checked
         self._checked: Dict[tuple, bool] = {}
         self._exact = tuple((t.dtype.np, t.shape if is_static(t.shape) else None)
                             for _, t in self._inputs)
@@ -254,6 +256,11 @@ class CompiledModel:
             src = self.source
             return (type(src).construct(src, *inputs) if hasattr(src, "construct")
                     else getattr(src, "fn", src)(*inputs))
+        fast = self._fast_call
+        if fast is not None:
+            out = fast(inputs)
+            if out is not MISS:
+                return out
         entry = self._entry
         if entry is not None:
             fast = _fast_key(inputs)
@@ -263,6 +270,10 @@ class CompiledModel:
             out = self._own_tree(self._runner(*inputs))
             if entry is not None and fast is not None:
                 self._checked[fast[0]] = True    # these checks passed; next time skip them
+                if self._fast_call is None:      # and the entry's own call takes them
+                    self._fast_call = make_call(
+                        entry, inputs, _fill, own=self._own_tree,
+                        fresh=self._unchecked_outputs, const_ids=self._const_ids)
             return out
         outs = [Tensor._wrap(o) for o in self._execute(self._prepare(list(inputs)))]
         return outs[0] if len(outs) == 1 else tuple(outs)

@@ -24,6 +24,8 @@ from ..ops.function.grad.grad_func import GradFunction, tensor_leaves
 from ..common.tensor import Tensor
 from .bindings import StateBinding
 from .cache import CacheEntry, _arg_names, _cache_for, _fast_key, _fill, _signature, _unwrap
+from .entry import make_guard_check
+from ..frontend.templates import Out
 
 __all__ = ["call_grad"]
 
@@ -59,8 +61,12 @@ def call_grad(gf: GradFunction, args, kwargs):
         fast = _fast_key(args)
         if fast is not None:
             e = m.cache.fast.get(fast[0])
-            if e is not None and (not e.guards or e.guards_hold()):
-                return _run(gf, e, args, fast[1] + [w._data for w in m.weights], None)
+            if e is not None:
+                check = e.fast_call
+                if check is None:      # the guards written out (Parameters' types included)
+                    check = e.fast_call = make_guard_check(e) if e.guards else bool
+                if check() and (e.state is None or e.state.resolve() is not None):
+                    return _run(gf, e, args, fast[1] + [w._data for w in m.weights], None)
     args, kwargs, sens = gf.split_sens(args, kwargs)
     gf.check_positions(args)
     sens_leaves = tensor_leaves(sens) if sens is not None else []
@@ -115,4 +121,12 @@ def _run(gf, entry, args, arrays, sens):
     prog = entry.template
     n = prog.n_results
     wrap = Tensor._wrap
+    t = prog.t_diff
+    if gf.positions is None and gf.weights is not None and not gf.has_aux and \
+            prog.t_aux is None and type(t) is Out and not t.weak and not t.is_list:
+        # the common step (the loss and the weights' gradients), without assemble()
+        grads = tuple([wrap(o) for o in outs[n:]])
+        if gf.single_weight:
+            grads = grads[0]
+        return (wrap(outs[t.i]), grads) if gf.get_value else grads
     return assemble(gf, args, prog, outs[:n], [wrap(o) for o in outs[n:]], _fill)

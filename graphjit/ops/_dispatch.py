@@ -19,9 +19,10 @@ from ..ir import registry as _registry
 from ..ir.registry import get_op
 from ..ir.types import STATE, ref_type
 from ..common.parameter import Parameter
+from ..common import tensor as _tensor_module
 from ..common.tensor import SymbolicTensor, Tensor, TensorLike, current_recorder
 
-__all__ = ["apply", "apply_update", "binary", "to_tensor", "is_weak", "weak_kind", "weak_dtype",
+__all__ = ["apply", "apply_unary", "apply_update", "binary", "to_tensor", "is_weak", "weak_kind", "weak_dtype",
            "PY_SCALARS"]
 
 PY_SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
@@ -62,7 +63,12 @@ def apply(op: str, *inputs, **attrs):
         sig.append(a.shape)
         arrays.append(a)
     if attrs:
-        sig.append(tuple((k, _attr_key(v)) for k, v in attrs.items()))
+        items = []
+        for k, v in attrs.items():
+            tv = type(v)
+            # (name, type, value) for the plain kinds, where == tells them apart
+            items.append((k, tv, v) if tv in _PLAIN_ATTRS else (k, _attr_key(v)))
+        sig.append(tuple(items))
     sig = tuple(sig)
     try:
         known = _EAGER.get(sig)
@@ -103,6 +109,9 @@ def _record(op, attrs, inputs, arrays, outs):
     tape = _tape.current()
     if tape is not None:    # a gradient is being taken (PYNATIVE): record the op
         tape.record(op, attrs, inputs, arrays, outs)
+
+
+_PLAIN_ATTRS = frozenset({int, bool, str, type(None)})
 
 
 def _attr_key(v):
@@ -284,3 +293,31 @@ def binary(op: str, x, y):
         x = to_tensor(x)
         return apply(op, x, to_tensor(y, weak_dtype(weak_kind(y), x.dtype)))
     return apply(op, to_tensor(x), to_tensor(y))
+
+
+def apply_unary(op: str, x):
+    """apply(op, x) for an op without attributes: an eager Tensor whose signature apply
+    has seen runs the kernel apply found for it at once (no tape recording), anything
+    else takes apply()."""
+    if type(x) is Tensor and not _tape._recording:
+        a = x._data
+        if a is not None:
+            known = _EAGER.get((op, x._dtype, a.shape))
+            if known is not None and known[2]:
+                token = FP_STATE.set(FP_IGNORED) if FP_STATE is not None else \
+                    ignore_fp_errors()
+                try:
+                    out = known[1](a)
+                finally:
+                    FP_STATE.reset(token) if FP_STATE is not None else restore_fp_errors(token)
+                result = _new_tensor(Tensor)          # Tensor._wrap, inline
+                result._data = r = out if type(out) is np.ndarray else np.asarray(out)
+                result._dtype = _DTYPE_OF.get(r.dtype) or _from_numpy(r.dtype)
+                result._spec_shape = None
+                return result
+    return apply(op, to_tensor(x))
+
+
+# -- the eager Tensor's operators take binary() and this table (common.tensor) ----------
+_tensor_module._binary = binary
+_tensor_module._EAGER = _EAGER

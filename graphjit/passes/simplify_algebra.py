@@ -17,8 +17,10 @@ promotion and broadcasting are exactly as before. A result of the graph is repla
 only by a value that is an array of its own (x * 1 returned stays a new array, not an
 alias of the input x that a caller could write through). The Pow rules match the Pow
 kernel, which computes a scalar exponent 2 as x * x and 0.5 as sqrt(x) (numpy's
-`**` does the same), so eager and graph mode agree. Floating-point powers other
-than 2 and 0.5 stay Pow: x * x * x rounds twice where pow rounds once.
+`**` does the same), so eager and graph mode agree. Other floating-point powers
+stay Pow: the kernel forms x ** 3 in a wider dtype and rounds once, where
+Mul(Mul(x, x), x) would round twice (graph mode's fused kernels call that kernel's
+function, ir.defs.integer_pow).
 (x * 1 and x + -0.0 return x itself where the hardware would quiet a signaling NaN;
 numpy never makes one.)
 """

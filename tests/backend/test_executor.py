@@ -134,7 +134,7 @@ def test_inline_shape_ops_and_matmul_match_the_kernels():
     xv = np.arange(12, dtype=np.float32).reshape(1, 4, 3)
     wv = np.arange(6, dtype=np.float32).reshape(3, 2)
     cg = compiled(g)
-    assert "@" in cg.source and "[0]" in cg.source and "None]" in cg.source
+    assert "_dot(" in cg.source and "[0]" in cg.source and "None]" in cg.source
     got = cg(xv, wv)
     want = (np.squeeze(xv, 0), np.expand_dims(xv[0], 1), np.expand_dims(xv[0], -1),
             xv[0] @ wv)
@@ -320,3 +320,45 @@ def test_python_numbers_as_inputs_take_the_parameter_dtype():
     with np.errstate(over="ignore"):
         wrapped = np.int32(70000) * np.int32(70000)     # int32 arithmetic wraps around
     assert np.asarray(y).dtype == np.int32 and y == wrapped
+
+
+@pytest.mark.parametrize("ta, tb", [(False, True), (True, False), (True, True)])
+@pytest.mark.parametrize("dtype", [F32, dt.float64])
+def test_transposed_float_matmuls_run_inline_as_the_kernel_computes_them(ta, tb, dtype):
+    g = Graph("f")
+    a = g.add_param(T(dtype, 5, 3) if ta else T(dtype, 3, 5), "a")
+    b = g.add_param(T(dtype, 4, 5) if tb else T(dtype, 5, 4), "b")
+    mm = g.apply("MatMul", a, b, transpose_a=ta, transpose_b=tb)
+    g.set_results([mm])
+    cg = compiled(g)
+    assert "_dot(" in cg.source and ".T" in cg.source
+    rng = np.random.default_rng(0)
+    av = rng.standard_normal((5, 3) if ta else (3, 5)).astype(dtype.np)
+    bv = rng.standard_normal((4, 5) if tb else (5, 4)).astype(dtype.np)
+    kernel = make_node_kernel(mm.producer)
+    want = (av.T if ta else av) @ (bv.T if tb else bv)
+    got = cg(av, bv)[0]
+    assert got.tobytes() == kernel(av, bv).tobytes() == want.tobytes()
+
+
+def test_a_loops_row_read_only_through_squeeze_is_one_index():
+    """`for row in xs` slices xs[i:i+1] and squeezes it; read only that way, the
+    generated loop reads xs[i] (one index), with the bits of eager mode."""
+    import graphjit as ms
+    from graphjit.jit.cache import cache_of
+
+    def rows(xs, h):
+        for row in xs:
+            h = h * 0.5 + row
+        return h
+
+    xs = np.arange(12, dtype=np.float32).reshape(4, 3)
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    want = rows(ms.Tensor(xs), ms.Tensor(np.zeros(3, np.float32))).asnumpy()
+    ms.set_context(mode=ms.GRAPH_MODE)
+    jf = ms.jit(rows)
+    got = jf(ms.Tensor(xs), ms.Tensor(np.zeros(3, np.float32))).asnumpy()
+    assert got.tobytes() == want.tobytes()
+    src = cache_of(jf)[0].plan.source
+    loop = src[src.index("while"):]
+    assert re.search(r"= v\d+\[i\d+\]\n", loop) and ":j" not in loop, src

@@ -63,3 +63,32 @@ def test_the_check_fails_exactly_where_int64_wraps(op, a, b):
     else:
         with pytest.raises(OverflowError):
             kernel(np.asarray(r), np.asarray(x), np.asarray(y))
+
+
+@pytest.mark.parametrize("op", ["Add", "Sub", "Mul"])
+@pytest.mark.parametrize("c", [1, -1, 7, -7, 0, 2 ** 31, BIG, -BIG - 1])
+def test_the_inline_check_against_a_constant_fails_exactly_where_int64_wraps(op, c):
+    """Against a constant operand the executor writes the check as a bound on the other
+    operand (one comparison), calling the kernel only outside it."""
+    from graphjit.backend.executor import compile_graph
+    from graphjit.ir import Graph, TensorType, dtypes as dt
+
+    g = Graph("f")
+    x = g.add_param(TensorType(dt.int64, ()), "x")
+    k = g.const(np.int64(c))
+    r = g.apply(op, x, k)
+    g.set_results([g.apply("CheckIntOverflow", r, x, k, binary=op)])
+    cg = compile_graph(g)
+    assert " if " in cg.source or (op == "Mul" and c == 0)      # the bound, inline
+    exact_of = {"Add": lambda a: a + c, "Sub": lambda a: a - c, "Mul": lambda a: a * c}[op]
+    edges = {0, 1, -1, 3, -3, BIG, -BIG - 1, BIG - 1, -BIG, 2 ** 32, -(2 ** 32)}
+    edges |= {e - c for e in (BIG, -BIG - 1)} | {e + c for e in (BIG, -BIG - 1)}
+    if c not in (0,):
+        edges |= {BIG // c, -BIG // c, BIG // c + 1, -(BIG // c) - 1}
+    for a in sorted(v for v in edges if -BIG - 1 <= v <= BIG):
+        exact = exact_of(a)
+        if -BIG - 1 <= exact <= BIG:
+            assert int(cg(np.asarray(np.int64(a)))[0]) == exact, (a, c)
+        else:
+            with pytest.raises(OverflowError):
+                cg(np.asarray(np.int64(a)))

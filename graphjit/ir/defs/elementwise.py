@@ -13,6 +13,7 @@ from .. import dtypes as dt
 from ..registry import register_op
 from ..types import TensorType
 from .common import broadcast_shapes, fail, float_result, promote
+from .integer_pow import integer_exponent, integer_power
 
 __all__ = ["BINARY", "UNARY", "COMPARISONS"]
 
@@ -64,19 +65,25 @@ def _binary(name, ufunc, doc, result="promote", no_bool=False, int_only=False):
 
 
 def _pow(a, b):
-    """x ** y. A one-element exponent of 2 is x * x, and of 0.5 (floats) is sqrt(x), as
-    numpy's `**` operator computes them (np.power may round differently, and gives +0
-    for (-0) ** 0.5); graph passes rewrite such a Pow to Mul and Sqrt, which then agree
-    bit for bit. numpy refuses an integer to a negative integer power; here it is
+    """x ** y. A float x to a one-element exponent of integer value n, |n| <= 16, is
+    formed by repeated multiplication (integer_pow.integer_power: x * x for 2, within
+    one ulp of np.power otherwise); a float x to the one-element 0.5 is sqrt(x), as
+    numpy's `**` computes it (np.power gives +0 for (-0) ** 0.5). Graph mode's fused
+    kernels call the same function, and its passes rewrite x ** 2 to x * x and x ** 0.5
+    to sqrt(x), so the two modes agree bit for bit. An integer x keeps np.power (exact
+    modulo 2 ** bits); numpy refuses an integer to a negative integer power, here it is
     1 / x ** -y truncated toward zero (1 for x == 1, +-1 for x == -1, else 0), so the
     kernel never fails on data and eager and graph mode agree."""
     a, b = np.asarray(a), np.asarray(b)
     if b.size == 1 and b.ndim <= a.ndim and a.dtype == b.dtype:
-        e = b.reshape(-1)[0]
-        if e == 2:
+        if a.dtype.kind == "f":
+            n = integer_exponent(b)
+            if n is not None:
+                return integer_power(a, n)
+            if b.reshape(-1)[0] == 0.5:
+                return np.sqrt(a)
+        elif b.reshape(-1)[0] == 2:
             return np.multiply(a, a)
-        if e == 0.5 and a.dtype.kind == "f":
-            return np.sqrt(a)
     if a.dtype.kind not in "iu" or b.dtype.kind != "i":
         return np.power(a, b)
     neg = b < 0
@@ -108,7 +115,8 @@ BINARY = {
     "FloorMod": (np.mod, "x % y with the sign of y, as Python", {"no_bool": True}),
     "TruncateDiv": (_truncate_div, "x / y rounded toward zero", {"no_bool": True}),
     "Mod": (np.fmod, "remainder with the sign of x, as C's fmod", {"no_bool": True}),
-    "Pow": (_pow, "x ** y (an integer to a negative power truncates toward zero)",
+    "Pow": (_pow, "x ** y (a float to a small integer power by repeated multiplication; "
+                   "an integer to a negative power truncates toward zero)",
             {"no_bool": True}),
     "Maximum": (np.maximum, "elementwise max", {}),
     "Minimum": (np.minimum, "elementwise min", {}),

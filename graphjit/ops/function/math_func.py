@@ -8,7 +8,7 @@ import numpy as np
 
 from .array_func import (_axis, _dim_size, _float, cast, concat, expand_dims, getitem, reshape,
                          size, transpose, where)
-from .._dispatch import apply, binary
+from .._dispatch import apply, apply_unary, binary
 from .._utils import _axis_of, _const, _int_tuple, _known_shape, _rank, _t
 from ...ir import dtypes as dt
 from ...common.tensor import TensorLike
@@ -227,7 +227,7 @@ def minimum(input, other):
 
 def _unary(op):
     def fn(input):
-        return apply(op, _t(input))
+        return apply_unary(op, input)      # apply(op, _t(input)), the cached kernel at once
     fn.__name__ = fn.__qualname__ = op.lower()
     fn.__doc__ = f"The {op} operator, elementwise."
     return fn
