@@ -11,6 +11,7 @@ update. It is MindSpore's API with the import changed:
 Run plainly, init() makes a one-process world and mpi4py is not needed.
 """
 import os
+import sys
 import tempfile
 
 import numpy as np
@@ -25,12 +26,15 @@ rank, size = get_rank(), get_group_size()
 
 
 def say(*args):
-    print(" ".join([f"[rank {rank}/{size}]"] + [str(a) for a in args]), flush=True)
+    # one write per line, so that mpirun never splices another process's line into it
+    sys.stdout.write(" ".join([f"[rank {rank}/{size}]"] + [str(a) for a in args]) + "\n")
+    sys.stdout.flush()
 
 
 def banner(text):
     if rank == 0:
-        print(f"\n== {text} ==", flush=True)
+        sys.stdout.write(f"\n== {text} ==\n")
+        sys.stdout.flush()
 
 
 # -- 1. collectives ---------------------------------------------------------------------------

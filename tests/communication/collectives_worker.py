@@ -95,7 +95,10 @@ def main():
         for o, p in zip(out, params):
             assert o.shape == p.shape
             np.testing.assert_allclose(o.asnumpy(), mean, rtol=1e-6)
-    print("ok", rank, flush=True)
+    # one write per line: with PYTHONUNBUFFERED print writes the text and its newline
+    # separately, and mpirun may interleave another process's line between them
+    sys.stdout.write(f"ok {rank}\n")
+    sys.stdout.flush()
 
 
 if __name__ == "__main__":
