@@ -6,6 +6,11 @@ version common.IR_VERSION), checked with onnx.checker and written.
 
 - Inputs keep the graph parameters' names; outputs are named after the graph's
   result values when those are named (and unique), else `output0`, `output1`, ...
+  The outputs are what the Cell or function returns, in order (`output_plan`):
+  a returned value that folded to a constant (a constant Tensor of the Cell, a
+  Python number: int64, float64 or bool as graphjit gives them) is a Constant node
+  named `gj.const_output.<name>` making that output, so nothing returned is lost
+  and a program that folds entirely still has its outputs; None is left out.
   Unknown dims are symbolic (`<name>_dim<i>`); an unknown rank has no shape.
 - Parameters (ref inputs, read by `Load`) become initializers named after the
   Parameter, holding its current value; the state token disappears (ONNX runs a
@@ -219,11 +224,13 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
+from ..ir.dtypes import BY_NUMPY
 from ..ir.errors import GraphJitError
 from ..ir.graph import Graph, Node, Value
 from ..ir.registry import get_op
 from ..ir.types import TensorType
 from .common import IR_VERSION, OPSET, TO_ONNX
+from .export_outputs import output_plan
 
 __all__ = ["export", "OnnxExportError"]
 
@@ -398,7 +405,12 @@ class _Exporter:
         if self.problems:
             raise self._problem_error()
         outputs, taken = [], set()
-        for k, (r, name) in enumerate(zip(g.results, results)):
+        for item in output_plan(self.model):
+            if item[0] == "const":
+                outputs.append(self._const_output(main, item[1], f"output{len(outputs)}"))
+                continue
+            k = item[1]
+            r, name = g.results[k], results[k]
             if name is None:        # the state token
                 continue
             want = r.name if (r.name and r.name not in taken and
@@ -406,6 +418,11 @@ class _Exporter:
             out = self._final_name(main, name, want or f"output{len(outputs)}", k)
             taken.add(out)
             outputs.append(self.value_info(out, r.type, symbolic=True))
+        if not outputs:
+            raise OnnxExportError(
+                f"cannot export '{self.model.name}' to ONNX: it returns nothing (an ONNX "
+                f"model needs at least one output)",
+                hint="return the tensors the model computes")
         _drop_unread_constants(main.nodes, [o.name for o in outputs])
         graph = helper.make_graph(main.nodes, self.graph.name or "graphjit", inputs, outputs,
                                   initializer=self.initializers)
@@ -441,6 +458,20 @@ class _Exporter:
         scope.nodes.append(node)
         scope.output_names.add(want)
         return want
+
+    def _const_output(self, scope: _Scope, arr: np.ndarray, want: str):
+        """A graph output that folded to a constant: a Constant node making it."""
+        want = self.fresh(want)
+        dt = BY_NUMPY.get(arr.dtype)
+        if dt is None or dt not in TO_ONNX:
+            raise OnnxExportError(f"cannot export '{self.model.name}' to ONNX: output '{want}' "
+                                  f"is a constant of dtype {arr.dtype}, which ONNX export "
+                                  f"does not support")
+        node = helper.make_node("Constant", [], [want], name=f"gj.const_output.{want}",
+                                value=numpy_helper.from_array(np.array(arr, order="C")))
+        scope.nodes.append(node)
+        scope.output_names.add(want)
+        return self.value_info(want, TensorType(dt, tuple(arr.shape)))
 
     def value_info(self, name: str, t: TensorType, symbolic: bool = False):
         if t.dtype not in TO_ONNX:

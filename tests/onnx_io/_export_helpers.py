@@ -43,6 +43,7 @@ def export_and_compare(model_or_fn, tmp_path, example, runs=None, name="m", **to
     """Export (ms.compile with `example` unless it is a CompiledModel), then run each
     list of arrays in `runs` (default: the tensors of `example`) on both."""
     import graphjit.onnx as gx
+    from graphjit.onnx.export_outputs import flat_outputs
     model = model_or_fn if isinstance(model_or_fn, CompiledModel) else \
         ms.compile(model_or_fn, *example)
     path = tmp_path / f"{name}.onnx"
@@ -53,7 +54,7 @@ def export_and_compare(model_or_fn, tmp_path, example, runs=None, name="m", **to
                  for x in example if isinstance(x, (ms.Tensor, np.ndarray))]]
     for arrays in runs:
         with np.errstate(all="ignore"):
-            want = model.run_arrays(arrays)
+            want = flat_outputs(model, arrays)
         got = ort_run(sess, arrays)
         problem = compare(got, want, **tol)
         assert problem is None, problem

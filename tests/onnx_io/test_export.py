@@ -820,3 +820,60 @@ def test_a_raise_under_a_tensor_condition_fails_only_where_its_path_runs(tmp_pat
         assert text in (tmp_path / "m.onnx").read_bytes()     # the check's doc string
     with pytest.raises(ValueError, match="negative"):
         model.run_arrays([np.array(-1, np.int32)])
+# -- outputs that folded to constants (issue 23, item 7) ------------------------------------------
+class _ReturnsWeight(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = ms.Tensor(np.arange(3, dtype=np.float32) * 0.5)
+
+    def construct(self, x):
+        return x * 2, self.w
+
+
+def test_a_constant_tensor_output_is_exported(tmp_path):
+    x = np.array([1.0, -2.0, 3.0], np.float32)
+    model, sess = export_and_compare(_ReturnsWeight(), tmp_path, (ms.Tensor(x),))
+    got = ort_run(sess, [x])
+    assert len(got) == 2
+    np.testing.assert_array_equal(got[1], np.arange(3, dtype=np.float32) * 0.5)
+
+
+def test_a_program_that_folds_entirely_exports_its_constants(tmp_path):
+    @ms.jit
+    def consts(x):
+        n = x.shape[0]
+        return {"n": n * 2, "half": 0.5, "flag": n > 1, "t": ms.Tensor(np.ones(2, np.int32))}
+    x = np.ones(3, np.float32)
+    model, sess = export_and_compare(consts, tmp_path, (ms.Tensor(x),))
+    got = ort_run(sess, [x])
+    assert [(g.dtype, g.tolist()) for g in got] == [
+        (np.int64, 6), (np.float64, 0.5), (np.bool_, True), (np.int32, [1, 1])]
+
+
+def test_a_none_leaf_has_no_output_and_a_string_is_refused(tmp_path):
+    @ms.jit
+    def with_none(x):
+        return x + 1, None
+    x = np.ones(3, np.float32)
+    _, sess = export_and_compare(with_none, tmp_path, (ms.Tensor(x),))
+    assert len(sess.get_outputs()) == 1
+
+    @ms.jit
+    def with_text(x):
+        return x + 1, "label"
+    with pytest.raises(OnnxExportError, match=r"returned value\[1\] is str 'label'"):
+        gx.export(with_text, tmp_path / "t.onnx", ms.Tensor(x))
+
+    @ms.jit
+    def nothing(x):
+        y = x + 1
+    with pytest.raises(OnnxExportError, match="returns nothing"):
+        gx.export(nothing, tmp_path / "n.onnx", ms.Tensor(x))
+
+
+def test_a_constant_output_comes_back_on_import(tmp_path):
+    x = np.array([1.0, -2.0, 3.0], np.float32)
+    gx.export(_ReturnsWeight(), tmp_path / "w.onnx", ms.Tensor(x))
+    back = gx.import_model(tmp_path / "w.onnx")
+    outs = back.run_arrays([x])
+    np.testing.assert_array_equal(outs[1], np.arange(3, dtype=np.float32) * 0.5)

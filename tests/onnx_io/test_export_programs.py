@@ -19,6 +19,7 @@ import graphjit as ms                                         # noqa: E402
 import graphjit.onnx as gx                                    # noqa: E402
 from graphjit.jit.compiled_model import CompiledModel         # noqa: E402
 from graphjit.onnx.exporter import OnnxExportError            # noqa: E402
+from graphjit.onnx.export_outputs import flat_outputs        # noqa: E402
 from _export_helpers import compare, export_and_compare, ort_run, session  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -157,13 +158,51 @@ def _generator(kind):
     return lambda s: LeaveGen(s).program(), [t._args(*i) for i in t.INPUTS]
 
 
-def check_random_program(kind, seed, directory):
+FOLDS = {
+    # the returned value, then a constant Tensor of the module and a Python number
+    "tail": lambda e: ast.Tuple([e, ast.Name("FOLD_T", ast.Load()),
+                                 ast.Constant(7)], ast.Load()),
+    # a Python number between, a constant Tensor first
+    "mixed": lambda e: ast.Tuple([ast.Name("FOLD_T", ast.Load()), e,
+                                  ast.Constant(2.5), ast.Constant(True)], ast.Load()),
+    # everything folds: the program's work is dead code
+    "all": lambda e: ast.Tuple([ast.Name("FOLD_T", ast.Load()), ast.Constant(3)],
+                               ast.Load()),
+}
+
+
+def with_folded_outputs(src, fold):
+    """The program with each `return E` of prog made to return constants beside (or
+    instead of) E, as FOLDS[fold] says."""
+    tree = ast.parse(src)
+    prog = next(s for s in tree.body if isinstance(s, ast.FunctionDef) and s.name == "prog")
+
+    def visit(stmts):
+        for st in stmts:
+            if isinstance(st, ast.Return):
+                st.value = FOLDS[fold](st.value if st.value is not None else
+                                       ast.Constant(None))
+            elif not isinstance(st, (ast.FunctionDef, ast.ClassDef, ast.Lambda)):
+                for field in ("body", "orelse", "finalbody"):
+                    visit(getattr(st, field, []) or [])
+                for h in getattr(st, "handlers", []) or []:
+                    visit(h.body)
+    visit(prog.body)
+    return ("import numpy as np\n"
+            "FOLD_T = ms.Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))\n\n"
+            + ast.unparse(ast.fix_missing_locations(tree)))
+
+
+def check_random_program(kind, seed, directory, fold=None):
     """Export the program compiled for the argument tuples graphjit runs (once per
-    distinct Python-constant arguments), run it on ONNX Runtime, compare; returns how
-    many runs were compared."""
+    distinct Python-constant arguments), run it on ONNX Runtime, compare every output
+    (those that folded to constants included); returns how many runs were compared.
+    fold: None, or a key of FOLDS (the program made to return constants too)."""
     source, arg_sets = _generator(kind)
     src = source(seed)
-    fn = _load(src, directory, f"{kind}_{seed}")
+    if fold is not None:
+        src = with_folded_outputs(src, fold)
+    fn = _load(src, directory, f"{kind}_{seed}_{fold}")
     ms.set_context(mode=ms.GRAPH_MODE)
     ran, sessions = 0, {}
     for k, args in enumerate(arg_sets):
@@ -174,7 +213,7 @@ def check_random_program(kind, seed, directory):
                 if key not in sessions:
                     sessions[key] = [ms.compile(fn, *args), None]
                 model = sessions[key][0]
-                want = model.run_arrays(arrays)
+                want = flat_outputs(model, arrays)
         except Exception:       # graphjit refuses or raises: nothing to compare
             continue
         if sessions[key][1] is None:
@@ -194,6 +233,14 @@ SEEDS = {"fuzzgen": range(0, 25), "fuzzgen2": range(0, 20), "leavegen": range(0,
 @pytest.mark.parametrize("kind,seed", [(k, s) for k, r in SEEDS.items() for s in r])
 def test_random_program_exports_and_agrees(tmp_path, kind, seed):
     check_random_program(kind, seed, tmp_path)
+
+
+FOLD_SEEDS = [(k, s, f) for f in FOLDS for k in SEEDS for s in range(3)]
+
+
+@pytest.mark.parametrize("kind,seed,fold", FOLD_SEEDS)
+def test_random_program_returning_constants_exports_every_output(tmp_path, kind, seed, fold):
+    assert check_random_program(kind, seed, tmp_path, fold) > 0
 
 
 if __name__ == "__main__":      # more seeds by hand: python test_export_programs.py KIND LO HI
