@@ -6,14 +6,21 @@ named `gj.Op.n` or `gj.Op.n/k`).
     IR after the node-by-node translation:  Sqrt(x), Reciprocal(.)
     IR after recognition:                   Rsqrt(x)
 
-A name is only a claim: the group is replaced by the named op only when both give
-identical values (dtype, NaN and signed zeros included) on probe inputs covering
-each input dtype's special values, so a file whose names lie keeps ONNX's meaning.
-Only pure elementwise ops without attributes are recognized (their meaning is
-pointwise, so probes decide it); the inputs are tried in each order.
+A name is only a claim: the group is replaced by the named op only when its nodes
+are, node for node, what the exporter writes for that op on inputs of those types
+(op types, attributes, Constant values and wiring: `_same_structure`), and that
+pattern is the op's own formula exactly: it is built of correctly rounded IEEE
+operations (arithmetic, sqrt, fmod, floor, comparisons, casts, selects), which
+give the same bits on every machine. Patterns holding a transcendental on floats
+(Log1p's and Expm1's accurate formulas) only approximate numpy's kernel, so they
+stay as they are. Nothing is decided by running values on the machine at hand, so
+one file imports to the same IR everywhere, and a file whose names lie keeps
+ONNX's meaning. Only pure elementwise ops without attributes are recognized; the
+inputs are tried in each order.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from typing import Dict, List, Optional
@@ -22,49 +29,42 @@ import numpy as np
 
 from ..ir.graph import Value
 from ..ir.registry import get_op, has_op
-from .import_ops import evaluate
 
 __all__ = ["GROUP_NAME", "collapse_group"]
 
 GROUP_NAME = re.compile(r"gj\.([A-Za-z][A-Za-z0-9_]*)\.(\d+)(?:/\d+)?$")
 
-_FLOAT_PROBES = [-np.inf, -1e5, -3.5, -2.0, -1.0, -0.5, -1e-8, -0.0, 0.0, 1e-8, 0.5, 1.0,
-                 2.0, 2.5, 3.0, 7.25, 1e5, np.inf, np.nan]
-_INT_PROBES = [-7, -3, -2, -1, 0, 1, 2, 3, 5, 8]
-_BOOL_PROBES = [False, True]
+# ONNX ops whose results are libm-style approximations (Pow: on floats; on integers it
+# is exact): a pattern holding one of these for another op (Cos of an int32 is Cast
+# and Cos, as graphjit computes it; Log1p holds a Log) computes a formula for the op, not
+# graphjit's numpy kernel bit for bit (Log1p's Log-and-Div trick, Expm1's), and how
+# far apart they are depends on the math library (numpy picks SIMD kernels by CPU).
+_APPROXIMATE = frozenset({
+    "Exp", "Log", "Tanh", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh",
+    "Asinh", "Acosh", "Atanh", "Erf", "Sigmoid", "Softplus", "Softsign", "Pow", "Elu",
+    "Selu", "Celu", "HardSigmoid", "Gelu", "Mish", "LogSoftmax", "Softmax"})
 
 
-def _probes(dtype) -> np.ndarray:
-    if dtype.is_bool:
-        vals = _BOOL_PROBES
-    elif dtype.is_integer:
-        info = np.iinfo(dtype.np)
-        vals = [v for v in _INT_PROBES if info.min <= v <= info.max] + [info.min, info.max]
-    else:
-        vals = _FLOAT_PROBES
-    return np.array(vals, dtype=dtype.np)
+def collapse_group(graph, op: str, externals: List[Value], out: Value, nodes,
+                   value_of) -> Optional[Value]:
+    """A node `op(*externals)` (in some order) equal to `out`, or None.
 
-
-def _inputs_of(values: List[Value]) -> List[np.ndarray]:
-    """One probe array per input, all of one length (the cartesian product)."""
-    grids = np.meshgrid(*[_probes(v.dtype) for v in values], indexing="ij")
-    return [g.reshape(-1) for g in grids]
-
-
-def collapse_group(graph, op: str, externals: List[Value], out: Value) -> Optional[Value]:
-    """A node `op(*externals)` (in some order) equal to `out`, or None."""
+    Args:
+        op: the op the group's names claim.
+        externals: the values the group reads from outside.
+        out: the group's result.
+        nodes: the group's NodeProtos, in the file's order.
+        value_of: an ONNX name of the group's scope -> its Value (or None).
+    """
     if not has_op(op) or not 1 <= len(externals) <= 2:
         return None
     opdef = get_op(op)
     if opdef.family != "elementwise" or opdef.attrs or opdef.effects is not None or \
             len(opdef.inputs) != len(externals) or opdef.variadic:
         return None
-    probes = _inputs_of(externals)
-    env: Dict[int, np.ndarray] = {id(v): p for v, p in zip(externals, probes)}
-    with np.errstate(all="ignore"):
-        want = evaluate(out, env)
-    if want is None:
-        return None
+    if any(n.op_type in _APPROXIMATE and n.op_type.lower() != op.lower() and (
+            n.op_type != "Pow" or _is_float(value_of(n.input[0]))) for n in nodes if n.input):
+        return None     # e.g. Log1p's formula: Log and Div, not numpy's log1p
     for order in itertools.permutations(range(len(externals))):
         args = [externals[i] for i in order]
         try:
@@ -73,22 +73,75 @@ def collapse_group(graph, op: str, externals: List[Value], out: Value) -> Option
             continue
         if list(types) != [out.type]:
             continue
-        kernel = opdef.make_kernel([v.type for v in args], types, {})
-        try:
-            with np.errstate(all="ignore"):
-                got = np.asarray(kernel(*[env[id(v)] for v in args]))
-        except Exception:   # the op fails on a probe the pattern takes: not the same op
-            continue
-        if got.dtype == want.dtype and got.shape == want.shape and _identical(got, want):
+        pattern = _pattern(op, tuple(v.type for v in args))
+        if pattern is not None and _same_structure(nodes, pattern, args, value_of):
             return graph.apply(op, *args)
     return None
 
 
-def _identical(a: np.ndarray, b: np.ndarray) -> bool:
-    if a.dtype.kind == "f":
-        return bool(np.array_equal(a, b, equal_nan=True) and
-                    np.array_equal(np.signbit(a), np.signbit(b)))
-    return bool(np.array_equal(a, b))
+def _is_float(v) -> bool:
+    return isinstance(v, Value) and v.dtype.is_floating
+
+
+@functools.lru_cache(maxsize=512)
+def _pattern(op: str, types: tuple):
+    """The exporter's nodes for op on inputs of these types: (nodes, input names,
+    output name), or None when it has no ONNX form for them."""
+    from .exporter import pattern_of
+    return pattern_of(op, types)
+
+
+def _same_structure(nodes, pattern, args, value_of) -> bool:
+    """Whether the file's nodes are the exporter's pattern node for node: the same op
+    types, attributes (Constant values included) and wiring, with the pattern's inputs
+    read from args."""
+    pnodes, pin, pout = pattern
+    if len(nodes) != len(pnodes):
+        return False
+    mapping: Dict[str, str] = {}
+    for n, p in zip(nodes, pnodes):
+        if n.op_type != p.op_type or (n.domain or "") != (p.domain or "") or \
+                len(n.input) != len(p.input) or len(n.output) != len(p.output):
+            return False
+        for x, y in zip(n.input, p.input):
+            if y in pin:
+                if value_of(x) is not args[pin.index(y)]:
+                    return False
+            elif (x == "") != (y == "") or (y and mapping.get(x) != y):
+                return False
+        if not _same_attributes(n, p):
+            return False
+        for x, y in zip(n.output, p.output):
+            if (x == "") != (y == ""):
+                return False
+            if x:
+                mapping[x] = y
+    return bool(nodes[-1].output) and mapping.get(nodes[-1].output[0]) == pout
+
+
+def _same_attributes(n, p) -> bool:
+    import onnx
+    from onnx import helper, numpy_helper
+    a = sorted(n.attribute, key=lambda t: t.name)
+    b = sorted(p.attribute, key=lambda t: t.name)
+    if [(t.name, t.type) for t in a] != [(t.name, t.type) for t in b]:
+        return False
+    for x, y in zip(a, b):
+        if x.type == onnx.AttributeProto.TENSOR:
+            try:
+                u, v = numpy_helper.to_array(x.t), numpy_helper.to_array(y.t)
+            except Exception:   # a tensor the file cannot give: not the pattern
+                return False
+            if u.dtype != v.dtype or u.shape != v.shape or u.tobytes() != v.tobytes():
+                return False
+        elif x.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS,
+                        onnx.AttributeProto.TENSORS, onnx.AttributeProto.SPARSE_TENSOR,
+                        onnx.AttributeProto.SPARSE_TENSORS, onnx.AttributeProto.TYPE_PROTO,
+                        onnx.AttributeProto.TYPE_PROTOS):
+            return False    # elementwise patterns have none
+        elif helper.get_attribute_value(x) != helper.get_attribute_value(y):
+            return False
+    return True
 
 
 # -- Loops: sliced inputs and concatenated outputs --------------------------------------------

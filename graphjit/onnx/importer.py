@@ -347,7 +347,8 @@ class Translator:
                 if x and x not in made and isinstance(b, Value) and b not in externals and \
                         not (b.producer is not None and b.producer.op == "Const"):
                     externals.append(b)
-        new = collapse_group(scope.graph, op, externals, out)
+        new = collapse_group(scope.graph, op, externals, out, [n for _, n in group],
+                             lambda name: scope.names.get(name))
         if new is not None:
             new.name = out.name
             scope.names[last.output[0]] = new
