@@ -6,7 +6,8 @@ the same IR on every CPU, whatever SIMD kernels numpy picked (issue 23, item 9).
 import numpy as np
 import pytest
 
-onnx = pytest.importorskip("onnx")
+from optional import require
+onnx = require("onnx", "onnx")
 
 import graphjit.onnx as gx                                   # noqa: E402
 from graphjit.ir import dtypes as D                          # noqa: E402
