@@ -51,6 +51,10 @@ class FunctionBuilder(ExpressionBuilder):
         self.globals = globals_
         self.closure = closure
         self.enclosing = enclosing
+        # for a function of graphjit's own (a built-in layer's construct), the line
+        # that called it: its locations carry it, so errors name the user's line first
+        self.caller = enclosing.caller if enclosing is not None else None
+        self._locs: Dict[int, Any] = {}
         self.loop_depth = 0
         # nonlocal names: their value is lent to this builder while it runs (a variable
         # of its own: joined and carried like any), and given back when it returns
@@ -78,7 +82,14 @@ class FunctionBuilder(ExpressionBuilder):
         return out
 
     def loc(self, node):
-        return self.src.loc(node)
+        loc = self.src.loc(node)
+        if self.caller is None or loc is None:
+            return loc
+        hit = self._locs.get(id(node))
+        if hit is None or hit[0] is not node:
+            hit = (node, loc.with_caller(self.caller))
+            self._locs[id(node)] = hit
+        return hit[1]
 
     # -- statements --------------------------------------------------------------------------
     def stop_state(self, flags=FLAGS):
@@ -537,6 +548,7 @@ def build_function(compiler: Compiler, fn, args, kwargs, self_obj=None):
     if rec is not None:      # building this call would repeat an unfinished build forever
         raise rec
     b = FunctionBuilder(compiler, src, env, fn.__globals__, closure)
+    b.caller = _caller_of(src)
     compiler.depth += 1
     compiler.stack.append(act)
     n_nodes, n_records = len(act.ctx.graph.nodes), len(compiler.records)
@@ -563,6 +575,20 @@ def build_function(compiler: Compiler, fn, args, kwargs, self_obj=None):
         compiler.stack.pop()
 
 
+def _caller_of(src: FunctionSource):
+    """The line calling a function of graphjit's own (None for the user's functions,
+    whose lines are what errors name already)."""
+    loc = current_loc()
+    if loc is None or not _is_library_file(src.file):
+        return None
+    return loc
+
+
+def _is_library_file(path: str) -> bool:
+    from ..ir.loc import SourceLoc
+    return SourceLoc(path, 0).in_library
+
+
 def _recursion_as_loop(compiler, fn, src, self_obj, args, kwargs, closure, r: Recursion,
                        n_nodes, n_records):
     """Build fn again, its recursive tail calls as the iterations of a Loop (after a
@@ -583,6 +609,7 @@ def _recursion_as_loop(compiler, fn, src, self_obj, args, kwargs, closure, r: Re
     for k, d in (fn.__kwdefaults__ or {}).items():
         env[default_name(k)] = d
     b = FunctionBuilder(compiler, src, env, fn.__globals__, closure, node=node)
+    b.caller = _caller_of(src)
     try:
         return b.run()
     except Recursion as again:

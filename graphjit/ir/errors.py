@@ -70,7 +70,12 @@ class GraphJitError(Exception):
 
     @property
     def line(self) -> Optional[int]:
-        return None if self.loc is None else self.loc.line
+        """The user's line (for an error inside a built-in layer, the line that called
+        it: the first of the chain the message shows)."""
+        if self.loc is None:
+            return None
+        user = getattr(self.loc, "user", None)
+        return user().line if user is not None else self.loc.line
 
 
 # Where MindSpore raises one builtin for some cases of a mistake and another for the
