@@ -53,7 +53,9 @@ def tutorial() -> None:
         # node counts through the graph passes, the IR after them, the lowered program
         # (which nodes run fused into one kernel, which run as extern kernels, where
         # each buffer is freed), compile time, and time per call in graph and eager mode
-        # on random inputs of the specs (an unknown dim gets --dim rows, 4 by default).
+        # on random inputs of the specs (an unknown dim gets --dim rows, 4 by default;
+        # integers are drawn from 0 to 2, both included: --int-range LOW,HIGH sets the
+        # range for every input, 'int32[None,20]@0..9' for one).
         graphjit("inspect loop_model.py:Shrink --input 'float32[None,4]' --seconds 0.05")
 
         # 2. export: compile for the specs and write one file with the graph and its

@@ -7,14 +7,15 @@ from typing import List
 import numpy as np
 
 from ..context import set_context
-from .targets import InputArg, UsageError, parse_input
+from .targets import DEFAULT_INT_RANGE, InputArg, UsageError, parse_input, parse_int_range
 
 __all__ = ["add_model", "add_random", "add_passes", "inputs_of", "random_arrays",
            "apply_passes"]
 
 INPUT_HELP = ("an input, once per tensor argument in order: a spec dtype[dims] "
               "('float32[3,4]'; None or ? for an unknown dim; 'int64[]' for a scalar; "
-              "'float32[*]' for an unknown rank) or a .npy file")
+              "'float32[*]' for an unknown rank; an integer spec may end in @LOW..HIGH, "
+              "the range of its random values: 'int32[None,20]@0..2') or a .npy file")
 
 
 def add_model(p: argparse.ArgumentParser, model_files: bool = False) -> None:
@@ -39,6 +40,12 @@ def add_random(p: argparse.ArgumentParser) -> None:
                    help="the size of unknown dims in random inputs (default 4)")
     p.add_argument("--seed", type=int, default=0,
                    help="the seed of the random inputs (default 0)")
+    low, high = DEFAULT_INT_RANGE
+    p.add_argument("--int-range", type=_int_range, default=DEFAULT_INT_RANGE,
+                   metavar="LOW,HIGH",
+                   help=f"random integer inputs are drawn from LOW to HIGH, both included "
+                        f"(default {low},{high}: valid indices of any table of {high + 1} or "
+                        f"more rows, e.g. an nn.Embedding); an input's own @LOW..HIGH wins")
 
 
 def add_passes(p: argparse.ArgumentParser) -> None:
@@ -59,7 +66,15 @@ def inputs_of(args) -> List[InputArg]:
 
 def random_arrays(inputs: List[InputArg], args) -> List[np.ndarray]:
     rng = np.random.default_rng(args.seed)
-    return [i.array_or_random(rng, args.dim) for i in inputs]
+    int_range = getattr(args, "int_range", DEFAULT_INT_RANGE)
+    return [i.array_or_random(rng, args.dim, int_range) for i in inputs]
+
+
+def _int_range(text: str) -> tuple:
+    try:
+        return parse_int_range(text)
+    except UsageError as e:
+        raise argparse.ArgumentTypeError(str(e).replace("--int-range ", "")) from None
 
 
 def _positive(text: str) -> int:

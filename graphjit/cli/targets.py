@@ -32,7 +32,8 @@ from ..tracebacks import user_facing
 
 __all__ = ["UsageError", "UserCodeError", "InputArg", "Target", "parse_input", "load_target",
            "load_model_file", "is_model_file", "format_user_error", "onnx_module", "needs_onnx",
-           "describe_inputs", "array_type", "MODEL_SUFFIXES"]
+           "describe_inputs", "array_type", "MODEL_SUFFIXES", "DEFAULT_INT_RANGE",
+           "parse_int_range"]
 
 MODEL_SUFFIXES = (".gjm", ".onnx")
 
@@ -72,7 +73,28 @@ def format_user_error(e: BaseException) -> str:
 
 
 # -- inputs -----------------------------------------------------------------------------------------
-_SPEC = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*\[(.*)\]\s*$")
+_SPEC = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*\[(.*)\]\s*(?:@(.*))?$")
+#: the integers random inputs are drawn from, both ends included (`--int-range`): small,
+#: so that they are valid indices of small tables (an nn.Embedding of 3 words) and
+#: small counts; 0 included
+DEFAULT_INT_RANGE = (0, 2)
+_RANGE = re.compile(r"^\s*(-?\d+)\s*(?:\.\.|,)\s*(-?\d+)\s*$")
+
+
+def parse_int_range(text: str, what: str = "--int-range") -> tuple:
+    """`LOW,HIGH` or `LOW..HIGH` (both included) as (low, high).
+
+    Raises:
+        UsageError: not two integers, or LOW above HIGH.
+    """
+    m = _RANGE.match(text)
+    if m is None:
+        raise UsageError(f"{what} '{text}' is not LOW,HIGH (two integers, both included: "
+                         f"'0,2')")
+    low, high = int(m.group(1)), int(m.group(2))
+    if low > high:
+        raise UsageError(f"{what} '{text}': LOW ({low}) is above HIGH ({high})")
+    return low, high
 _DTYPES = ", ".join(d.name for d in ALL_DTYPES)
 
 
@@ -88,14 +110,17 @@ class InputArg:
     text: str
     spec: TensorSpec
     array: Optional[np.ndarray] = None
+    int_range: Optional[tuple] = None     # (low, high) inclusive, from `spec@LOW..HIGH`
 
     def example(self):
         """What ms.compile takes for this input: a TensorSpec, or the file's Tensor."""
         return self.spec if self.array is None else Tensor(self.array)
 
-    def array_or_random(self, rng: np.random.Generator, dim: int) -> np.ndarray:
+    def array_or_random(self, rng: np.random.Generator, dim: int,
+                        int_range: tuple = DEFAULT_INT_RANGE) -> np.ndarray:
         """The file's array, or random data of the spec (unknown dims of size `dim`,
-        an unknown rank as one dim): normal floats, integers in [0, 10), bools."""
+        an unknown rank as one dim): normal floats, integers from LOW to HIGH
+        inclusive (this input's `@LOW..HIGH`, else int_range), bools."""
         if self.array is not None:
             return self.array
         shape = (dim,) if self.spec.shape is None else tuple(
@@ -104,7 +129,12 @@ class InputArg:
         if d.is_floating:
             return rng.standard_normal(shape).astype(d.np)
         if d.is_integer:
-            return rng.integers(0, 10, size=shape).astype(d.np)
+            low, high = self.int_range or int_range
+            info = np.iinfo(d.np)
+            if low < info.min or high > info.max:
+                raise UsageError(f"input '{self.text}': the integer range {low}..{high} does "
+                                 f"not fit {d.name} ({info.min}..{info.max})")
+            return rng.integers(low, high, size=shape, endpoint=True).astype(d.np)
         return rng.random(shape) < 0.5
 
     def describe(self) -> str:
@@ -132,8 +162,14 @@ def parse_input(text: str) -> InputArg:
     except TypeError:
         raise UsageError(f"input '{text}': unknown dtype '{name}'; the dtypes are "
                          f"{_DTYPES}") from None
+    int_range = None
+    if m.group(3) is not None:
+        if not dtype.is_integer:
+            raise UsageError(f"input '{text}': a range @LOW..HIGH is for integer inputs; "
+                             f"this one is {dtype.name}")
+        int_range = parse_int_range(m.group(3), f"input '{text}': the range")
     if body == "*":
-        return InputArg(text, TensorSpec(None, dtype))
+        return InputArg(text, TensorSpec(None, dtype), int_range=int_range)
     dims: List[Optional[int]] = []
     for part in ([] if body == "" else body.split(",")):
         p = part.strip()
@@ -144,7 +180,7 @@ def parse_input(text: str) -> InputArg:
         else:
             raise UsageError(f"input '{text}': dim '{p}' is not a size; write a number, "
                              f"'None' or '?'")
-    return InputArg(text, TensorSpec(tuple(dims), dtype))
+    return InputArg(text, TensorSpec(tuple(dims), dtype), int_range=int_range)
 
 
 def _load_npy(path: str) -> InputArg:

@@ -108,9 +108,53 @@ def test_random_inputs_follow_the_spec():
     a = parse_input("float32[None,3]").array_or_random(rng, 5)
     assert a.dtype == np.float32 and a.shape == (5, 3)
     b = parse_input("int64[]").array_or_random(rng, 5)
-    assert b.dtype == np.int64 and b.shape == () and 0 <= b < 10
+    assert b.dtype == np.int64 and b.shape == () and 0 <= b <= 2
     assert parse_input("bool[2]").array_or_random(rng, 5).dtype == np.bool_
     assert parse_input("float32[*]").array_or_random(rng, 5).shape == (5,)
+
+
+def test_random_integers_are_small_by_default_and_the_range_can_be_set():
+    """Issue 23 item 4: the default range is 0..2, both ends included; --int-range and
+    an input's own @LOW..HIGH change it; every value of the range is drawn."""
+    from graphjit.cli.targets import DEFAULT_INT_RANGE, parse_int_range
+    rng = np.random.default_rng(0)
+    assert DEFAULT_INT_RANGE == (0, 2)
+    a = parse_input("int32[400]").array_or_random(rng, 4)
+    assert set(a.tolist()) == {0, 1, 2}
+    b = parse_input("int32[400]").array_or_random(rng, 4, (-3, 5))
+    assert set(b.tolist()) == set(range(-3, 6))
+    c = parse_input("int8[None,50]@7..9").array_or_random(rng, 8, (0, 1))
+    assert c.shape == (8, 50) and set(c.tolist()[0]) <= {7, 8, 9} and c.dtype == np.int8
+    assert parse_int_range("1..4") == parse_int_range(" 1 , 4 ") == (1, 4)
+    with pytest.raises(UsageError, match="LOW \\(5\\) is above HIGH \\(1\\)"):
+        parse_int_range("5,1")
+    with pytest.raises(UsageError, match="is for integer inputs"):
+        parse_input("float32[3]@0..2")
+    with pytest.raises(UsageError, match="does not fit uint8"):
+        parse_input("uint8[3]@-1..2").array_or_random(rng, 4)
+
+
+def test_int_range_on_the_command_line(src, capsys):
+    (src / "emb.py").write_text(textwrap.dedent('''
+        from graphjit import nn
+
+        class Lookup(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.emb = nn.Embedding(3, 4)
+
+            def construct(self, ids):
+                return self.emb(ids).sum()
+    '''))
+    assert main(["run", "emb.py:Lookup", "-i", "int32[None,20]"]) == 0      # 0..2 fits
+    capsys.readouterr()
+    assert main(["run", "emb.py:Lookup", "-i", "int32[None,20]", "--int-range", "0,9"]) == 1
+    assert "emb.py" in capsys.readouterr().err
+    assert main(["run", "emb.py:Lookup", "-i", "int32[None,20]@0..1", "--int-range", "0,9"]) == 0
+    assert main(["run", "emb.py:Lookup", "-i", "int32[4]", "--int-range", "x"]) == 2
+    assert "is not LOW,HIGH" in capsys.readouterr().err
+    assert main(["run", "--help"]) == 0
+    assert "--int-range LOW,HIGH" in capsys.readouterr().out
 
 
 # -- targets ----------------------------------------------------------------------------------------
