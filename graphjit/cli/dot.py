@@ -326,13 +326,26 @@ class _Writer:
         self.emit(ind, "node [fontname=Helvetica, fontsize=10];")
         self.emit(ind, "edge [fontname=Helvetica, fontsize=9];")
         for i, p in enumerate(self.graph.params):
+            if p.type.kind == "state":     # no input of the user's: the order of state
+                self.value_node(ind, p, "state\n(orders Parameter reads and writes)",
+                                shape="note", style="dashed", fontsize="9")
+                continue
             self.value_node(ind, p, f"{self.name(p)}\n{p.type}", shape="invhouse", style="filled",
                             fillcolor="#fefcbf")
         self.nodes(self.graph, ind)
-        for i, r in enumerate(self.graph.results):
+        k = 0
+        for r in self.graph.results:
             out = self.new_id("out")
-            self.emit(ind, f"{out}{_attrs(label=f'output {i}' + chr(10) + str(r.type), shape='house', style='filled', fillcolor='#fefcbf')};")
+            if r.type.kind == "state":     # not an output the user gets: a note
+                from .targets import updated_parameters
+                names = updated_parameters(self.graph)
+                label = ("note: updates " + ", ".join(names)) if names else "note: state"
+                self.emit(ind, f"{out}{_attrs(label=label, shape='note', style='dashed', fontsize='9')};")
+                self.edge(ind, r, out, style="dashed")
+                continue
+            self.emit(ind, f"{out}{_attrs(label=f'output {k}' + chr(10) + str(r.type), shape='house', style='filled', fillcolor='#fefcbf')};")
             self.edge(ind, r, out)
+            k += 1
         self.out.extend(ind + e for e in self.edges)
         self.emit("", "}")
         return "\n".join(self.out) + "\n"

@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 
 from .args import add_model, inputs_of
-from .targets import UsageError, UserCodeError, describe_inputs, load_target, \
-    needs_onnx, onnx_module
+from .targets import UsageError, UserCodeError, describe_inputs, describe_outputs, \
+    load_target, needs_onnx, onnx_module, state_note
 
 __all__ = ["add_parser", "run"]
 
@@ -22,13 +22,19 @@ def add_parser(sub):
     p.add_argument("-o", "--output", required=True, metavar="PATH",
                    help="the file to write (model.gjm; model.onnx for ONNX)")
     p.add_argument("--format", choices=("gjm", "onnx"),
-                   help="the file format (default: from the suffix of PATH, else gjm)")
+                   help="the file format (default: from the suffix of PATH, .gjm or "
+                        ".onnx; another suffix needs --format)")
     return p
 
 
 def run(args) -> int:
     out = args.output
-    fmt = args.format or ("onnx" if out.lower().endswith(".onnx") else "gjm")
+    suffix = os.path.splitext(out)[1].lower()
+    if args.format is None and suffix not in (".gjm", ".onnx"):
+        raise UsageError(f"cannot tell the format of '{out}' from its suffix "
+                         f"'{suffix or '(none)'}': name it .gjm (graphjit's format) or "
+                         f".onnx, or say --format gjm / --format onnx")
+    fmt = args.format or ("onnx" if suffix == ".onnx" else "gjm")
     onnx = onnx_module("--format onnx") if fmt == "onnx" else None
     folder = os.path.dirname(os.path.abspath(out))
     if not os.path.isdir(folder):
@@ -50,7 +56,8 @@ def run(args) -> int:
         model.export(out)
     except OSError as e:
         raise UsageError(f"cannot write {out}: {e.strerror or e}") from None
-    results = ", ".join(str(r.type) for r in model.graph.results) or "none"
-    print(f"wrote {out}: {model.name}({describe_inputs(model)}) -> {results}; "
-          f"{model.get_metric('NUMBER_OF_NODES')} nodes, {os.path.getsize(out)} bytes")
+    note = state_note(model.graph)
+    print(f"wrote {out}: {model.name}({describe_inputs(model)}) -> "
+          f"{describe_outputs(model.graph)}; {model.get_metric('NUMBER_OF_NODES')} nodes, "
+          f"{os.path.getsize(out)} bytes" + (f"\nnote: the model {note}" if note else ""))
     return 0

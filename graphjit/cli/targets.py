@@ -32,7 +32,7 @@ from ..tracebacks import user_facing
 
 __all__ = ["UsageError", "UserCodeError", "InputArg", "Target", "parse_input", "load_target",
            "load_model_file", "is_model_file", "format_user_error", "onnx_module", "needs_onnx",
-           "describe_inputs", "array_type", "MODEL_SUFFIXES", "DEFAULT_INT_RANGE",
+           "describe_inputs", "describe_outputs", "state_note", "updated_parameters", "array_type", "MODEL_SUFFIXES", "DEFAULT_INT_RANGE",
            "parse_int_range"]
 
 MODEL_SUFFIXES = (".gjm", ".onnx")
@@ -474,6 +474,51 @@ def _joined(e: BaseException) -> str:
 def describe_inputs(model: CompiledModel) -> str:
     """`x: f32[?,4], steps: i64[]`: the model's inputs."""
     return ", ".join(f"{n}: {t}" for n, t in model.get_metric("INPUTS")) or "none"
+
+
+def describe_outputs(graph) -> str:
+    """`f32[?,3]`: the model's outputs, the state token left out (it is no value the
+    user gets: see state_note)."""
+    return ", ".join(str(r.type) for r in graph.results if r.type.kind != "state") or "none"
+
+
+def updated_parameters(graph) -> List[str]:
+    """The names of the Parameters the graph updates (ref parameters that a node of it,
+    or of an If branch or Loop body fed with them, writes), in parameter order."""
+    return [p.name or "?" for p in graph.params
+            if p.type.kind == "ref" and _written(graph, p)]
+
+
+def _written(graph, ref) -> bool:
+    from ..ir.registry import get_op
+    for node in graph.nodes:
+        if get_op(node.op).effects == "write" and node.inputs and node.inputs[0] is ref:
+            return True
+        for k, x in enumerate(node.inputs):
+            if x is not ref:
+                continue
+            if node.op == "If":
+                for attr in ("then_graph", "else_graph"):
+                    sub = node.attrs.get(attr)
+                    if sub is not None and k >= 1 and _written(sub, sub.params[k - 1]):
+                        return True
+            elif node.op == "Loop":
+                body = node.attrs["body"]
+                for li, bp, _ in node.attrs.get("input_map", ()):
+                    if li == k and _written(body, body.params[bp]):
+                        return True
+    return False
+
+
+def state_note(graph) -> Optional[str]:
+    """`updates the Parameters total, w when it runs`, for a graph that writes state."""
+    if not any(r.type.kind == "state" for r in graph.results):
+        return None
+    names = updated_parameters(graph)
+    if not names:
+        return None
+    return (f"updates the Parameter{'s' if len(names) > 1 else ''} {', '.join(names)} "
+            f"when it runs")
 
 
 def array_type(a: np.ndarray) -> str:

@@ -336,3 +336,47 @@ def test_time_per_call():
     t = time_per_call(lambda: calls.append(1), 0.02)
     assert t.calls <= len(calls) and t.best > 0 and t.best <= t.median
     assert format_seconds(12.3e-6) == "12.3 us" and format_seconds(0.004561) == "4.56 ms"
+
+
+# -- state is no output; export suffixes (issue 23, items 3 and 6) ---------------------------------
+STATEFUL = textwrap.dedent('''
+    import numpy as np
+    import graphjit as ms
+    from graphjit import nn, ops
+
+    class Acc(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.total = ms.Parameter(ms.Tensor(np.zeros(3, np.float32)), name="total")
+            self.w = ms.Parameter(ms.Tensor(np.ones(3, np.float32)), name="w")
+
+        def construct(self, x):
+            if x.sum() > 0:
+                self.total = self.total + x.sum(0)
+            return x * self.w
+''')
+
+
+def test_state_is_a_note_not_an_output(src, capsys):
+    (src / "acc.py").write_text(STATEFUL)
+    assert main(["export", "acc.py:Acc", "-i", "float32[None,3]", "-o", "a.gjm"]) == 0
+    out = capsys.readouterr().out
+    assert "-> f32[?,3];" in out and "state" not in out.split("\n")[0]
+    assert "note: the model updates the Parameter total when it runs" in out
+    assert main(["draw", "acc.py:Acc", "-i", "float32[None,3]", "-o", "a.dot"]) == 0
+    dot = (src / "a.dot").read_text()
+    assert "output 0" in dot and "output 1" not in dot
+    assert "note: updates total" in dot
+    inputs = [line for line in dot.splitlines() if "invhouse" in line]
+    assert inputs and not any("state" in line for line in inputs)
+
+
+def test_export_refuses_a_suffix_it_does_not_know(src, capsys):
+    (src / "acc.py").write_text(STATEFUL)
+    assert main(["export", "acc.py:Acc", "-i", "float32[3]", "-o", "net.xyz"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot tell the format of 'net.xyz'" in err and "--format gjm" in err
+    assert not (src / "net.xyz").exists()
+    assert main(["export", "acc.py:Acc", "-i", "float32[3]", "-o", "net.xyz",
+                 "--format", "gjm"]) == 0
+    assert (src / "net.xyz").is_file()
