@@ -524,14 +524,24 @@ def build_function(compiler: Compiler, fn, args, kwargs, self_obj=None):
     if inspect.isgeneratorfunction(fn) or inspect.iscoroutinefunction(fn) or \
             inspect.isasyncgenfunction(fn):
         gen = inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn)
+        is_async = inspect.iscoroutinefunction(fn) or inspect.isasyncgenfunction(fn)
         kind = "a generator (it contains yield)" if gen else "a coroutine (async def)"
+        if inspect.isasyncgenfunction(fn):
+            kind = "an async generator (async def with yield)"
         found = [n for n in ast.walk(src.node) if isinstance(
             n, (ast.Yield, ast.YieldFrom, ast.Await))]
         where = min(found, key=lambda n: (n.lineno, n.col_offset)) if found else src.node
+        gives = "an iterator" if gen else "a coroutine object"
+        hint = "return a tuple or list of the values instead of yielding them"
+        if is_async:
+            hint = (f"define it with a plain `def {fn.__name__}` (graph mode runs no "
+                    f"coroutines: drop `async`" + (" and `await`" if any(
+                        isinstance(n, ast.Await) for n in found) else "") + ")" +
+                    ("; return a tuple or list of the values instead of yielding them"
+                     if gen else ""))
         raise UnsupportedSyntaxError(
-            f"'{fn.__name__}' is {kind}; calling it returns an iterator, not values a graph "
-            f"can compute", loc=src.loc(where), names=(fn.__name__,),
-            hint="return a tuple or list of the values instead")
+            f"'{fn.__name__}' is {kind}; calling it returns {gives}, not values a graph "
+            f"can compute", loc=src.loc(where), names=(fn.__name__,), hint=hint)
     if self_obj is not None:
         if isinstance(self_obj, Cell) and fn is getattr(type(self_obj), "construct", None):
             args, kwargs = self_obj._cast_inputs(args, kwargs)     # to_float's input casts

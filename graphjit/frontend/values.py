@@ -472,13 +472,27 @@ class Collector(list):
         list.append(self, x)
         self.flags.append(True)
 
-    def _refuse(self, *a, **k):
+    def _refuse(self, *a, what="", hint=""):
         raise UnsupportedSyntaxError(
             f"the list '{self.name}' is appended to in a loop that depends on a tensor value, "
-            f"so it can only be appended to inside the loop",
-            hint="read it after the loop (for example ops.stack(" + self.name + "))")
+            f"so it can only be appended to inside the loop{what}",
+            hint=hint or "read it after the loop (for example ops.stack(" + self.name + "))")
 
-    __getitem__ = __len__ = __iter__ = __contains__ = pop = extend = insert = _refuse
+    def __len__(self):
+        n = f"n_{self.name}"
+        self._refuse(what=" (its length is known only when the graph runs)",
+                     hint=f"count the appends in a variable of your own and read that: "
+                          f"`{n} = len({self.name})` before the loop, `{n} += 1` beside "
+                          f"`{self.name}.append(...)`, then `if {n} >= ...:` (it is carried "
+                          f"by the loop); after the loop len({self.name}) works")
+
+    def __getitem__(self, i):
+        self._refuse(what=" (its items are known only when the graph runs)",
+                     hint=f"keep the item you need in a variable of your own (`last = v` "
+                          f"beside `{self.name}.append(v)`), or read the list after the loop "
+                          f"(for example ops.stack({self.name})[i])")
+
+    __iter__ = __contains__ = pop = extend = insert = _refuse
 
     def __bool__(self):
         self._refuse()

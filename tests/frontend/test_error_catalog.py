@@ -218,7 +218,8 @@ CASES = [
            phrases=(r"a list that outlives the call",))
       for where in ("if", "for", "while")],
     Case("async", unsupported.AsyncConstruct, "x", ms.UnsupportedSyntaxError, SyntaxError,
-         at="async def construct", phrases=(r"coroutine", r"async def")),
+         at="async def construct", phrases=(r"coroutine", r"async def",
+                                            r"Fix: define it with a plain `def construct`")),
     Case("recursion", unsupported.RecursionDepthFromTensor, "x", ms.UnsupportedSyntaxError,
          SyntaxError, at="return self.count(x - 1) + 1", span="self.count(x - 1)",
          phrases=(r"'count' calls itself under a condition that depends on a tensor value",
