@@ -93,7 +93,8 @@ def describe(v, sources: Dict[int, Any]) -> str:
             src = sources.get(id(x))
             if src is not None:
                 stack.append(src)
-            elif x.name and x.name not in names and x.graph is not None:
+            elif x.name and x.name not in names and x.graph is not None and \
+                    x.type.kind != "state":     # the state token is no value of the user's
                 names.append(x.name)
             continue
         stack.extend(x.producer.inputs)

@@ -366,6 +366,9 @@ def _emit_loop(b, node, kind, spec, cond0, p: _Pass, st: _State, outer: GraphCon
     b.locs.update({n: l for n, l in p.exit_locs.items() if n in env})
     if record is not None:
         record.details.update({
-            "carried": [_label(s.key) for s in slots if s.kind == "var"],
+            # what one iteration hands the next: the variables the body reads before it
+            # sets them (the loop variable of a for, set from the slice, is not)
+            "carried": [_label(s.key) for i, s in enumerate(slots)
+                        if s.kind == "var" and p.ctx.graph.params[1 + i].users],
             "sliced": [ast.unparse(node.iter)] if n_s else [],
             "concatenated": sorted(set(scan_names))})

@@ -177,11 +177,19 @@ def jit_class(cls):
 
 
 # -- explain ------------------------------------------------------------------------------------------
-def explain(net_or_function, *inputs):
+def explain(net_or_function, *inputs, library: bool = False):
     """Compile (or reuse) the program for these inputs and report each control-flow
-    decision and every compile-cache entry."""
+    decision and every compile-cache entry.
+
+    Args:
+        library: also list the decisions inside graphjit's built-in layers one by one
+            (by default a layer's ifs that its settings decide are left out, and a
+            layer with tensor-dependent control flow is one entry at the user's line).
+    """
     try:
-        return _explain(net_or_function, inputs)
+        report = _explain(net_or_function, inputs)
+        report.library = library
+        return report
     except Exception as e:   # raised from here: the one graphjit frame users see
         raise user_facing(e)
 

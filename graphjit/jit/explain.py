@@ -94,11 +94,17 @@ def compare_results(a, b, path="result") -> str:
 
 
 class Report:
-    """What the compiler decided for each if/while/for, and the compile cache."""
+    """What the compiler decided for each if/while/for, and the compile cache.
 
-    def __init__(self, entries: List[CacheEntry], current: int = -1):
+    The user's own control flow is listed; the ifs and loops inside graphjit's built-in
+    layers are one entry per call of a layer (at the user's line), or each on its own
+    with library=True. A Loop's `carried` values are those the compiled Loop hands from
+    one iteration to the next (its back edges, after the graph passes)."""
+
+    def __init__(self, entries: List[CacheEntry], current: int = -1, library: bool = False):
         self.entries = entries          # in compile order
         self.current = current          # the entry of the inputs explain() was given
+        self.library = library
 
     @property
     def entry(self) -> CacheEntry:
@@ -113,13 +119,20 @@ class Report:
         if self.entries:
             e = self.entry
             lines.append(f"Control flow of {e.graph.name} ({_signature_text(e)}):")
-            if not e.records:
+            records, hidden = (e.records, 0) if self.library else _layers_folded(e.records)
+            if not records:
                 lines.append("  (no if/while/for)")
-            for r, times in _grouped(e.records):
+            loops = _ir_loops(e.graph)
+            for r, times in _grouped(records):
                 where = f"{r.loc.short()}" if r.loc is not None else "?"
                 text = r.loc.text.strip() if r.loc is not None and r.loc.text else ""
                 head = f"  {where:<18} {r.kind:<6} {text}"
                 lines.append(head)
+                if r.kind == "layer":
+                    lines.append(f"      {r.decision}"
+                                 + (f" (x{times}: once per unrolled iteration)"
+                                    if times > 1 else ""))
+                    continue
                 detail = f"      {r.condition} condition -> {r.decision}"
                 if times > 1:
                     detail += f" (x{times}: once per unrolled iteration)"
@@ -127,12 +140,18 @@ class Report:
                     detail += f"  [{r.reason}]"
                 lines.append(detail)
                 d = r.details
-                if d.get("carried"):
-                    lines.append(f"      carried: {', '.join(d['carried'])}")
+                carried = loops.get(_loc_key(r.loc), d.get("carried")) \
+                    if "Loop" in r.decision else d.get("carried")
+                if carried:
+                    lines.append(f"      carried: {', '.join(carried)}")
                 if d.get("sliced"):
                     lines.append(f"      sliced inputs: {', '.join(d['sliced'])} (axis 0)")
                 if d.get("concatenated"):
                     lines.append(f"      concatenated outputs: {', '.join(d['concatenated'])}")
+            if hidden:
+                lines.append(f"  ({hidden} if/for/while of graphjit's built-in layers, all "
+                             f"decided by the layers' settings, not listed: "
+                             f"ms.explain(..., library=True) lists them)")
             for w in e.warnings:
                 lines.append(f"  note: {w}")
         lines.append("Compile cache:")
@@ -144,6 +163,69 @@ class Report:
         return "\n".join(lines)
 
     __repr__ = __str__
+
+
+class _LayerRecord:
+    """The ifs and loops of one call of graphjit's layers, as one report entry."""
+
+    kind, condition, reason = "layer", "", ""
+
+    def __init__(self, loc, inner):
+        self.loc, self.inner = loc, inner
+        self.details = {}
+        counts: dict = {}
+        for r in inner:
+            what = r.decision.split(" (")[0] if r.condition == "variable" else "folded"
+            key = f"{r.kind} -> {what}" if what != "folded" else f"{r.kind} folded"
+            counts[key] = counts.get(key, 0) + 1
+        self.decision = ("inside graphjit's layers: " +
+                         ", ".join(f"{n} {k}" for k, n in counts.items()) +
+                         " (ms.explain(..., library=True) lists them)")
+
+
+def _layers_folded(records):
+    """The records of code of graphjit's own layers merged per call of a layer (the
+    user's line that called it), and left out when all of them folded (a constant
+    condition: a setting of the layer); the user's records as they are. Returns the
+    records and how many were left out."""
+    merged = _merge_layers(records)
+    out = [r for r in merged if not (isinstance(r, _LayerRecord) and
+                                     all(x.condition == "constant" for x in r.inner))]
+    return out, sum(len(r.inner) for r in merged if r not in out)
+
+
+def _merge_layers(records):
+    out = []
+    for r in records:
+        loc = r.loc
+        if loc is None or not getattr(loc, "in_library", False):
+            out.append(r)
+            continue
+        user = loc.user()
+        if out and isinstance(out[-1], _LayerRecord) and out[-1].loc is user:
+            out[-1] = _LayerRecord(user, out[-1].inner + [r])
+        else:
+            out.append(_LayerRecord(user, [r]))
+    return out
+
+
+def _loc_key(loc):
+    return None if loc is None else (loc.file, loc.line, loc.col)
+
+
+def _ir_loops(graph) -> dict:
+    """The values each Loop of the compiled graph carries (its back edges' body
+    parameters, named as the user's variables), by the Loop's source location."""
+    out: dict = {}
+    for node in graph.walk():
+        if node.op != "Loop" or node.loc is None:
+            continue
+        body = node.attrs["body"]
+        names = [body.params[bp].name or "?" for _, bp in node.attrs.get("back_edges", ())]
+        names = [n for n in names if n != "state" and not n.startswith("state_")]
+        have = out.setdefault(_loc_key(node.loc), [])
+        have.extend(n for n in names if n not in have)
+    return out
 
 
 def _grouped(records):
@@ -159,7 +241,8 @@ def _grouped(records):
 
 def _same_decision(a, b) -> bool:
     return (a.loc, a.kind, a.condition, a.decision, a.reason, a.details) == \
-        (b.loc, b.kind, b.condition, b.decision, b.reason, b.details)
+        (b.loc, b.kind, b.condition, b.decision, b.reason, b.details) and \
+        (a.loc is None or a.loc.user() == b.loc.user())
 
 
 def _signature_text(e: CacheEntry) -> str:
