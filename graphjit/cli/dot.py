@@ -80,13 +80,45 @@ def _const_of(v: Value) -> Optional[np.ndarray]:
     return p.attrs["value"] if p is not None and p.op == "Const" else None
 
 
+def _layer_groups(g: Graph) -> Dict[int, List[Node]]:
+    """Runs of consecutive nodes made by graphjit's own layers for one line of the
+    user's (a location in graphjit's files whose chain starts at that line): node id
+    -> its run."""
+    out: Dict[int, List[Node]] = {}
+    run: List[Node] = []
+    key = None
+
+    def close():
+        for n in run:
+            out[id(n)] = list(run)
+    for node in g.nodes:
+        if node.op == "Const":
+            continue
+        loc = node.loc
+        k = None
+        if loc is not None and loc.caller is not None and loc.in_library:
+            user = loc.user()
+            if not user.in_library:
+                k = (user.file, user.line, user.col)
+        if k is None or k != key:
+            close()
+            run = []
+        key = k
+        if k is not None:
+            run.append(node)
+    close()
+    return out
+
+
 def _loc_text(node: Node) -> Optional[str]:
     return node.loc.short() if node.loc is not None else None
 
 
 class _Writer:
-    def __init__(self, graph: Graph, program: Optional[Program]):
+    def __init__(self, graph: Graph, program: Optional[Program], expand_layers: bool = False):
         self.graph = graph
+        self.expand_layers = expand_layers
+        self.pending: List[Tuple[str, Value, str]] = []   # edges into layer boxes
         self.out: List[str] = []
         self.edges: List[str] = []
         self.count = 0
@@ -107,6 +139,10 @@ class _Writer:
         self.lowered = program is not None
         self.namer = Namer()
         _name_like_printer(graph, self.namer)
+
+    def user_name(self, v: Value) -> str:
+        """The user's name of a value (`x`), else its printed name."""
+        return v.name if v.name else self.name(v)
 
     def name(self, v: Value) -> str:
         """The value's name in `print(graph)`: `%out_2`."""
@@ -182,16 +218,29 @@ class _Writer:
         """The graph's nodes in order; a fused kernel of several nodes is drawn as a
         cluster where its last node is: its nodes may read values made between them
         (`Exp(x)`, then `MatMul`, then `Add` of both), and only its last node's value
-        is read outside it."""
+        is read outside it. The nodes built from graphjit's own layers for one line of
+        the user's are one box named by that line (unless expand_layers)."""
+        groups = {} if self.expand_layers else _layer_groups(g)
+        drawn = set()
         for node in g.nodes:
             if node.op == "Const":
+                continue
+            grp = groups.get(id(node))
+            if grp is not None:
+                if id(grp[0]) not in drawn:
+                    drawn.add(id(grp[0]))
+                    self.layer_box(grp, indent)
                 continue
             k = self.kernel_of.get(id(node))
             if k is None:
                 self.node(node, indent)
                 continue
             kernel = self.kernels[k]
-            if node is not kernel.nodes[-1]:
+            mine = [n for n in kernel.nodes if id(n) not in groups]
+            if node is not mine[-1]:
+                continue
+            if len(mine) == 1:
+                self.node(node, indent)
                 continue
             self.clusters["fused"] += 1
             self.emit(indent, f"subgraph cluster_fused_{self.clusters['fused']} {{")
@@ -199,9 +248,44 @@ class _Writer:
             ops = ", ".join(n.op for n in kernel.nodes)
             self.emit(inner, f"label={_quote(f'fused kernel: {ops}')}; style=dashed; "
                              f"color=\"#2b6cb0\"; fontcolor=\"#2b6cb0\"; fontsize=9;")
-            for n in kernel.nodes:
+            for n in mine:
                 self.node(n, inner)
             self.emit(indent, "}")
+        if not self.expand_layers:
+            pending, self.pending = self.pending, []
+            done = set()
+            for box, v, _ in pending:
+                tail, port = self.src(v, indent)
+                if (tail, box) not in done:     # two values of one box: one edge
+                    done.add((tail, box))
+                    self.link(tail, box, label=port)
+
+    def layer_box(self, group: List[Node], indent: str) -> None:
+        """One box for the nodes graphjit's layers made for one line of the user's: the
+        values it reads come in, the values it makes go out (edges drawn after every
+        node of the graph: a fused kernel may draw a producer later)."""
+        user = group[0].loc.user()
+        nid = self.new_id("layer")
+        text = user.text.strip()
+        if len(text) > 48:
+            text = text[:45] + "..."
+        ops_ = sorted({n.op for n in group})
+        what = ", ".join(ops_[:4]) + (", ..." if len(ops_) > 4 else "")
+        label = (f"{text}\n{user.short()}: graphjit layer code, {len(group)} node"
+                 f"{'s' if len(group) != 1 else ''} ({what})")
+        self.emit(indent, f"{nid}{_attrs(label=label, shape='box3d', style='filled', fillcolor='#edf2f7')};")
+        inside = {id(n) for n in group}
+        seen = set()
+        for n in group:
+            for v in n.inputs:
+                p = v.producer
+                if (p is not None and id(p) in inside) or _const_of(v) is not None or \
+                        id(v) in seen:
+                    continue
+                seen.add(id(v))
+                self.pending.append((nid, v, ""))
+            for o in n.outputs:
+                self.source[id(o)] = (nid, None)
 
     def node(self, node: Node, indent: str) -> None:
         if node.op == "If":
@@ -271,15 +355,23 @@ class _Writer:
         trip, cond = node.inputs[0], node.inputs[1]
         lines = ["Loop"]
         tc = _const_of(trip)
+        sliced = [(li, axis) for li, _, axis in a["input_map"] if axis is not None]
+        if sliced:      # `for row in x`: as many iterations as x has rows
+            li, axis = sliced[0]
+            of = self.user_name(node.inputs[li])
+            lines.append(f"one iteration per row of {of}" if axis == 0 else
+                         f"one iteration per slice of {of} along axis {axis}")
         if tc is not None:
             n = int(tc.reshape(-1)[0])
-            lines.append("no trip count" if n < 0 else f"{n} trips")
+            if n >= 0 or not sliced:
+                lines.append("no trip count" if n < 0 else f"at most {n} trips" if sliced
+                             else f"{n} trips")
         c0 = _const_of(cond)
         if c0 is not None and not bool(c0.reshape(-1)[0]):
             lines.append("first condition false: no trips")
         ci = a["condition_result"]
         body_cond = _const_of(body.results[ci]) if 0 <= ci < len(body.results) else None
-        if body_cond is not None:
+        if body_cond is not None and not (sliced and bool(body_cond.reshape(-1)[0])):
             lines.append("condition always true" if bool(body_cond.reshape(-1)[0]) else
                          "stops after one trip")
         if where:
@@ -339,7 +431,9 @@ class _Writer:
             if r.type.kind == "state":     # not an output the user gets: a note
                 from .targets import updated_parameters
                 names = updated_parameters(self.graph)
-                label = ("note: updates " + ", ".join(names)) if names else "note: state"
+                if not names:       # the Parameters are only read
+                    continue
+                label = "note: updates " + ", ".join(names)
                 self.emit(ind, f"{out}{_attrs(label=label, shape='note', style='dashed', fontsize='9')};")
                 self.edge(ind, r, out, style="dashed")
                 continue
@@ -364,7 +458,8 @@ def _name_like_printer(g: Graph, namer: Namer) -> None:
             _name_like_printer(sub, namer)
 
 
-def to_dot(graph: Graph, program: Optional[Program] = None, title: Optional[str] = None) -> str:
+def to_dot(graph: Graph, program: Optional[Program] = None, title: Optional[str] = None,
+           expand_layers: bool = False) -> str:
     """The graph as dot text.
 
     Args:
@@ -372,13 +467,16 @@ def to_dot(graph: Graph, program: Optional[Program] = None, title: Optional[str]
         program: its lowered program, to outline fused kernels; None draws the
             graph alone.
         title: the picture's caption (the graph's name by default).
+        expand_layers: draw each node graphjit's built-in layers made; by default the
+            nodes of the layers one line of the user's calls are one box named by
+            that line.
 
     Returns:
         The text of a `digraph`: one cluster per If branch (`cluster_ifK_then`,
         `cluster_ifK_else`), per Loop body (`cluster_loopK_body`) and per fused
         kernel of several nodes (`cluster_fused_K`).
     """
-    w = _Writer(graph, program)
+    w = _Writer(graph, program, expand_layers)
     caption = title or graph.name or "graph"
     if program is not None:
         kinds = [k for k in program.walk() if k.kind in (FUSED, EXTERN)]

@@ -36,6 +36,9 @@ def add_parser(sub):
                         "default: the dot text on stdout")
     p.add_argument("--no-kernels", action="store_true",
                    help="draw the graph only, without the lowered program's kernels")
+    p.add_argument("--expand-layers", action="store_true",
+                   help="draw every node of graphjit's built-in layers (nn.Dense, ...); by "
+                        "default the nodes a layer call makes are one box named by your line")
     return p
 
 
@@ -52,7 +55,8 @@ def run(args) -> int:
         apply_passes(args)
         model = load_target(args.model).compile(inputs_of(args))
     title = f"{model.name}({describe_inputs(model)})"
-    text = to_dot(model.graph, None if args.no_kernels else model.lowered, title)
+    text = to_dot(model.graph, None if args.no_kernels else model.lowered, title,
+                  expand_layers=args.expand_layers)
     if not out:
         sys.stdout.write(text)
         return 0

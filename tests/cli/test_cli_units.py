@@ -380,3 +380,41 @@ def test_export_refuses_a_suffix_it_does_not_know(src, capsys):
     assert main(["export", "acc.py:Acc", "-i", "float32[3]", "-o", "net.xyz",
                  "--format", "gjm"]) == 0
     assert (src / "net.xyz").is_file()
+
+
+# -- draw: loops over rows, layers as one box (issue 23, item 5) -----------------------------------
+LAYERED = textwrap.dedent('''
+    import graphjit as ms
+    from graphjit import nn, ops
+
+    class Dec(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Dense(3, 3)
+
+        def construct(self, x):
+            h = ops.zeros((3,), ms.float32)
+            for row in x:
+                h = ops.tanh(self.fc(row) + h)
+            return self.fc(h)
+''')
+
+
+def test_draw_says_a_loop_over_rows_runs_once_per_row_and_boxes_layers(src, capsys):
+    (src / "dec.py").write_text(LAYERED)
+    assert main(["draw", "dec.py:Dec", "-i", "float32[None,3]", "-o", "d.dot"]) == 0
+    dot = (src / "d.dot").read_text()
+    loop = next(line for line in dot.splitlines() if "shape=\"hexagon\"" in line)
+    assert "one iteration per row of x" in loop
+    assert "no trip count" not in loop and "condition always true" not in loop
+    boxes = [line for line in dot.splitlines() if "box3d" in line]
+    assert any("h = ops.tanh(self.fc(row) + h)\\ndec.py:13: graphjit layer code" in b
+               for b in boxes)
+    assert any("return self.fc(h)\\ndec.py:14: graphjit layer code" in b for b in boxes)
+    assert "MatMul\\n" not in dot and "nn.py" not in dot and "basic.py" not in dot
+    assert main(["draw", "dec.py:Dec", "-i", "float32[None,3]", "-o", "e.dot",
+                 "--expand-layers"]) == 0
+    full = (src / "e.dot").read_text()
+    assert "box3d" not in full and "MatMul\\n" in full
+    assert main(["draw", "--help"]) == 0
+    assert "--expand-layers" in capsys.readouterr().out
