@@ -7,7 +7,9 @@
 
 The iteration and cond_in parameters are made only when the body reads them.
 Scan becomes a Loop without a trip count whose scan inputs are sliced inputs
-(each slice squeezed to the per-iteration shape ONNX's body takes).
+(each slice squeezed to the per-iteration shape ONNX's body takes). Scan of opset 8
+has a batch axis 0 on every input and output: each row (the batch size known while
+building) is such a Loop, the rows stacked.
 """
 from __future__ import annotations
 
@@ -183,8 +185,7 @@ def _unused_const(cx: NodeCx, value, dtype):
 # -- Scan -----------------------------------------------------------------------------------------
 def _scan(cx: NodeCx):
     if cx.opset < 9:
-        raise cx.refuse("Scan before opset 9 (with a batch axis and sequence_lens) is not "
-                        "supported")
+        return _scan8(cx)
     body = cx.attrs.graph("body")
     m = cx.attrs.int("num_scan_inputs")
     xs = cx.xs()
@@ -204,7 +205,67 @@ def _scan(cx: NodeCx):
     out_dirs = cx.attrs.ints("scan_output_directions", (0,) * k)
     if len(in_axes) != m or len(in_dirs) != m or len(out_axes) != k or len(out_dirs) != k:
         raise cx.where.damaged("the scan axes and directions need one entry per scan value")
-    states, scanned = xs[:n], xs[n:]
+    return _scan_core(cx, body, xs[:n], xs[n:], in_axes, in_dirs, out_axes, out_dirs)
+
+
+_MAX_SCAN8_BATCH = 64
+
+
+def _scan8(cx: NodeCx):
+    """Scan of opsets 8: inputs (sequence_lens, states..., scans...) with a batch axis 0
+    on every input and output (the scan axis is 1), `directions` per scan input. Each
+    batch row is the opset-9 Scan of that row (the rows are built one by one, so the
+    batch size must be known while building), the results stacked along axis 0."""
+    body = cx.attrs.graph("body")
+    m = cx.attrs.int("num_scan_inputs")
+    xs = [cx.x(i) for i in range(1, len(cx.names)) if cx.has(i)]
+    n = len(xs) - m
+    if m < 1 or n < 0 or len(xs) != len(cx.names) - 1:
+        raise cx.where.damaged(f"num_scan_inputs={m} does not fit the node's "
+                               f"{len(cx.names) - 1} inputs after sequence_lens")
+    if len(body.input) != n + m:
+        raise cx.where.damaged(f"the body takes {len(body.input)} inputs; the Scan passes "
+                               f"{n} state and {m} scan values")
+    k = len(body.output) - n
+    if k < 0 or len(cx.node.output) != n + k:
+        raise cx.where.damaged(f"the body gives {len(body.output)} outputs and the node has "
+                               f"{len(cx.node.output)}; both must be {n} states + the scans")
+    dirs = cx.attrs.ints("directions", (0,) * m)
+    if len(dirs) != m:
+        raise cx.where.damaged("directions needs one entry per scan input")
+    batch = set()
+    for v in xs:
+        if v.shape is None or not v.shape:
+            raise cx.where.damaged("every Scan-8 input has a batch axis 0")
+        batch.add(v.shape[0])
+    if len(batch) != 1 or None in batch:
+        raise cx.refuse("Scan before opset 9: the batch size (axis 0 of every input) must be "
+                        "one number known while building", hint="give the inputs a static "
+                        "batch dim, or use Scan of opset 9 or later")
+    (b,) = batch
+    if b > _MAX_SCAN8_BATCH:
+        raise cx.refuse(f"Scan before opset 9 with a batch of {b} rows (at most "
+                        f"{_MAX_SCAN8_BATCH}: each row is built on its own)")
+    if cx.has(0):
+        lens = cx.ints(0, "sequence_lens")
+        full = {v.shape[1] for v in xs[n:] if v.shape is not None and len(v.shape) > 1}
+        if len(full) != 1 or None in full or any(x != next(iter(full)) for x in lens):
+            raise cx.refuse("Scan before opset 9 with sequence_lens shorter than the "
+                            "sequences is not supported")
+    if b == 0:
+        raise cx.refuse("Scan before opset 9 over an empty batch")
+    rows = []
+    for r in range(b):
+        at = cx.array(r, D.int64)
+        row = [cx.emit("Gather", v, at, axis=0) for v in xs]
+        rows.append(_scan_core(cx, body, row[:n], row[n:], (0,) * m, dirs, (0,) * k,
+                               (0,) * k))
+    return [cx.emit("Stack", *[out[j] for out in rows], axis=0) for j in range(n + k)]
+
+
+def _scan_core(cx: NodeCx, body, states, scanned, in_axes, in_dirs, out_axes, out_dirs):
+    """The Loop of a Scan of opset 9 or later (see _scan); returns its outputs."""
+    n, m, k = len(states), len(scanned), len(out_axes)
     from .import_nn import _norm, _rank, _slice_along
     sliced: List = []
     axes: List[int] = []

@@ -346,3 +346,44 @@ def test_mutated_bytes_give_only_graphjit_errors():
         except GraphJitError:
             outcomes["refused"] += 1
     assert outcomes["refused"] > 300, outcomes
+
+
+# -- Scan of opset 8: a batch axis (issue 23, item 8) ---------------------------------------------
+def _scan8(batch, directions=(0,), seq_lens=None):
+    body = h.make_graph(
+        [h.make_node("Add", ["s_in", "x_t"], ["s_out"]),
+         h.make_node("Mul", ["s_out", "x_t"], ["y_t"])], "body",
+        [vi("s_in", shape=[2]), vi("x_t", shape=[2])],
+        [vi("s_out", shape=[2]), vi("y_t", shape=[2])])
+    inits = []
+    if seq_lens is not None:
+        inits.append(init("lens", np.asarray(seq_lens, np.int64)))
+    node = h.make_node("Scan", ["lens" if seq_lens is not None else "", "s0", "x"],
+                       ["s", "ys"], num_scan_inputs=1, body=body, directions=list(directions))
+    return model([node], [vi("s0", shape=[batch, 2]), vi("x", shape=[batch, 3, 2])],
+                 [vi("s", shape=[batch, 2]), vi("ys", shape=[batch, 3, 2])], opset=8,
+                 inits=inits)
+
+
+@pytest.mark.parametrize("directions", [(0,), (1,)])
+def test_scan8_runs_each_batch_row(directions):
+    rng = np.random.default_rng(0)
+    feeds = {"s0": rng.standard_normal((2, 2)).astype(np.float32),
+             "x": rng.standard_normal((2, 3, 2)).astype(np.float32)}
+    got = check_against_ort(_scan8(2, directions), feeds)
+    s, xs = feeds["s0"][1].copy(), feeds["x"][1][::-1] if directions[0] else feeds["x"][1]
+    ys = []
+    for x in xs:
+        s = s + x
+        ys.append(s * x)
+    np.testing.assert_allclose(got[0][1], s, rtol=1e-6)
+    np.testing.assert_allclose(got[1][1], np.stack(ys), rtol=1e-6)
+
+
+def test_scan8_with_full_sequence_lens_and_its_refusals():
+    feeds = {"s0": np.ones((2, 2), np.float32), "x": np.ones((2, 3, 2), np.float32)}
+    check_against_ort(_scan8(2, seq_lens=[3, 3]), feeds)
+    with pytest.raises(OnnxImportError, match="sequence_lens shorter than the sequences"):
+        import_model(_scan8(2, seq_lens=[3, 1]))
+    with pytest.raises(OnnxImportError, match="batch size .* must be one number known"):
+        import_model(_scan8("b"))

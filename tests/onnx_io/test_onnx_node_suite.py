@@ -74,8 +74,6 @@ SKIPS = {
     "training mode (random Dropout, batch statistics of BatchNormalization) is not "
     "imported": ([r"test_training_dropout.*", r"test_batchnorm_.*_training_mode"],
                  r"training mode"),
-    "Scan before opset 9 (batch axis, sequence_lens) is not supported": (
-        [r"test_scan_sum"], r"Scan before opset 9"),
 }
 
 
