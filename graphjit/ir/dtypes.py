@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
-    "DType", "as_dtype", "from_numpy", "ALL_DTYPES", "BY_NUMPY",
+    "DType", "as_dtype", "from_numpy", "ALL_DTYPES", "BY_NUMPY", "EXTRA_DTYPES", "bfloat16",
     "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "float32", "float64",
 ]
@@ -15,11 +15,11 @@ class DType:
 
     __slots__ = ("name", "short", "np", "kind")
 
-    def __init__(self, name: str, short: str, np_dtype) -> None:
+    def __init__(self, name: str, short: str, np_dtype, kind: str = "") -> None:
         self.name = name
         self.short = short
         self.np = np.dtype(np_dtype)
-        self.kind = self.np.kind  # 'b', 'i', 'u' or 'f'
+        self.kind = kind or self.np.kind  # 'b', 'i', 'u' or 'f'
 
     @property
     def is_floating(self) -> bool:
@@ -66,13 +66,23 @@ float64 = DType("float64", "f64", np.float64)
 ALL_DTYPES = (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16,
               float32, float64)
 
+try:    # bfloat16 comes from the ml_dtypes package (the onnx extra), as in JAX and ONNX
+    import ml_dtypes as _ml_dtypes
+except ImportError:  # without it graphjit has no bfloat16
+    _ml_dtypes = None
+#: bfloat16 (8 exponent bits, 7 mantissa bits) when ml_dtypes is installed, else None.
+#: It is no member of ALL_DTYPES (the dtypes of API.md): files and arrays bring it.
+bfloat16 = DType("bfloat16", "bf16", _ml_dtypes.bfloat16, kind="f") \
+    if _ml_dtypes is not None else None
+EXTRA_DTYPES = (bfloat16,) if bfloat16 is not None else ()
+
 _BY_NAME = {}
-for _d in ALL_DTYPES:
+for _d in ALL_DTYPES + EXTRA_DTYPES:
     _BY_NAME[_d.name] = _d
     _BY_NAME[_d.short] = _d
 _BY_NAME.update({"bool_": bool_, "float": float32, "int": int64, "half": float16,
                  "double": float64})
-_BY_NP = {d.np: d for d in ALL_DTYPES}
+_BY_NP = {d.np: d for d in ALL_DTYPES + EXTRA_DTYPES}
 #: numpy dtype -> DType for the dtypes graphjit has (a dict look-up, for hot paths)
 BY_NUMPY = _BY_NP
 

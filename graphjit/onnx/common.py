@@ -25,5 +25,8 @@ TO_ONNX = {
     D.float64: TensorProto.DOUBLE,
 }
 
+if D.bfloat16 is not None:     # with ml_dtypes (a dependency of the onnx extra)
+    TO_ONNX[D.bfloat16] = TensorProto.BFLOAT16
+
 #: ONNX TensorProto element type -> graphjit dtype (the types graphjit has).
 FROM_ONNX = {v: k for k, v in TO_ONNX.items()}

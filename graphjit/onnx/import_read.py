@@ -162,7 +162,7 @@ _TYPED_FIELDS = {
     TensorProto.INT64: "int64_data", TensorProto.INT32: "int32_data",
     TensorProto.INT16: "int32_data", TensorProto.INT8: "int32_data",
     TensorProto.UINT8: "int32_data", TensorProto.BOOL: "int32_data",
-    TensorProto.FLOAT16: "int32_data",
+    TensorProto.FLOAT16: "int32_data", TensorProto.BFLOAT16: "int32_data",
 }
 
 
@@ -174,8 +174,10 @@ def elem_dtype(code: int, where: Where) -> D.DType:
         name = TensorProto.DataType.Name(code)
     except ValueError:
         raise where.damaged(f"element type {code} is not an ONNX data type") from None
+    hint = "install ml_dtypes (part of the onnx extra: pip install -e '.[onnx]')" \
+        if code == TensorProto.BFLOAT16 else ""
     raise where.cannot(f"element type {name} has no graphjit dtype; graphjit has "
-                       f"{', '.join(d.name for d in D.ALL_DTYPES)}")
+                       f"{', '.join(d.name for d in D.ALL_DTYPES + D.EXTRA_DTYPES)}", hint)
 
 
 def _check_dims(dims, where: Where) -> Tuple[int, ...]:

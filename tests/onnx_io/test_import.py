@@ -387,3 +387,21 @@ def test_scan8_with_full_sequence_lens_and_its_refusals():
         import_model(_scan8(2, seq_lens=[3, 1]))
     with pytest.raises(OnnxImportError, match="batch size .* must be one number known"):
         import_model(_scan8("b"))
+
+
+def test_bfloat16_comes_from_ml_dtypes():
+    """Issue 23, item 8: with ml_dtypes (in the onnx extra) graphjit has bfloat16."""
+    ml_dtypes = require("ml_dtypes", "onnx")
+    from graphjit.ir import dtypes as D
+    assert D.bfloat16 is not None and D.bfloat16.is_floating
+    assert D.as_dtype("bfloat16") is D.bfloat16 is D.from_numpy(ml_dtypes.bfloat16)
+    bf = np.dtype(ml_dtypes.bfloat16)
+    m = model([h.make_node("Add", ["x", "w"], ["y"]), h.make_node("Ceil", ["y"], ["z"])],
+              [vi("x", T.BFLOAT16, [3])], [vi("z", T.BFLOAT16, [3])],
+              inits=[numpy_helper.from_array(np.array([0.5, 1.25, -2.0], bf), "w")])
+    cm = import_model(m.SerializeToString())
+    assert "bf16[3]" in str(cm.graph)
+    x = np.array([1.0, 2.5, 3.0], bf)
+    (z,) = cm.run_arrays([x])
+    assert z.dtype == bf
+    np.testing.assert_array_equal(z.astype(np.float32), [2.0, 4.0, 1.0])

@@ -51,7 +51,6 @@ SKIPS = {
     "graphjit has no unsigned 16/32/64-bit dtypes (uint16, uint32, uint64)": (
         [r"test_.*_(uint16|uint32|uint64|ui64_bcast_3v1d)(_expanded)?", r"test_bitwise_not_3d"],
         _NO_DTYPE),
-    "graphjit has no bfloat16 dtype": ([r"test_.*(bfloat16|BFLOAT16).*"], _NO_DTYPE),
     "graphjit has no 8-, 4- or 2-bit dtypes (float8, float4, int4, int2...)": (
         [r"test_cast(like)?_.*(FLOAT8|FLOAT4E2M1|INT4|INT2|UINT4|UINT2|E8M0).*"], _NO_DTYPE),
     "graphjit has no string dtype": ([r"test_equal_string.*"], _NO_DTYPE),
