@@ -14,7 +14,7 @@ from .context import get_context
 from .ir.errors import GraphJitError
 from .ir.loc import SourceLoc
 
-__all__ = ["user_facing", "eager_chain", "chain_of_traceback"]
+__all__ = ["user_facing", "eager_chain", "chain_of_traceback", "user_loc", "chain_around"]
 
 _ROOT = os.path.dirname(os.path.abspath(__file__))
 
@@ -111,3 +111,35 @@ def chain_of_traceback(tb) -> Optional[SourceLoc]:
     if last is None:
         return None
     return _chain(frames[:last + 1])
+
+
+def user_loc(skip: int = 1) -> Optional[SourceLoc]:
+    """The innermost line of the user's on the current Python stack (the one that called
+    into graphjit), or None."""
+    f = sys._getframe(skip)
+    while f is not None:
+        if not _is_graphjit_file(f.f_code.co_filename):
+            return _frame_loc(f, f.f_lineno, f.f_lasti)
+        f = f.f_back
+    return None
+
+
+def chain_around(tb, skip: int = 1) -> Optional[SourceLoc]:
+    """The chain of calls of an error caught in graphjit (eager mode): the frames above
+    the catching one (the user's line) and those of its traceback below it (the
+    layers' construct lines)."""
+    above = []
+    f = sys._getframe(skip)
+    while f is not None:
+        above.append((f, f.f_lineno, f.f_lasti))
+        f = f.f_back
+    below = []
+    while tb is not None:
+        below.append((tb.tb_frame, tb.tb_lineno, tb.tb_lasti))
+        tb = tb.tb_next
+    if below and above and below[0][0] is above[0][0]:
+        above = above[1:]
+    frames = above[::-1] + below
+    last = max((i for i, fr in enumerate(frames) if fr[0].f_code.co_name == "construct" and
+                _is_graphjit_file(fr[0].f_code.co_filename)), default=None)
+    return None if last is None else _chain(frames[:last + 1])

@@ -14,6 +14,7 @@ from .. import ops
 from ..ir import dtypes as dt
 from ..ir.errors import UnsupportedSyntaxError
 from ..nn import Cell
+from ..nn._input_checks import check_layer_input
 from ..ops._dispatch import apply, to_tensor
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor, TensorLike
@@ -397,6 +398,7 @@ def call(b, func, args, kwargs, node):
         return func(*args, **kwargs)
     if isinstance(func, Cell):
         construct = type(func).construct
+        check_layer_input(func, args, kwargs)     # a built-in layer's, in its own words
         if func.__dict__.get("requires_grad"):       # a gradient of it may follow
             return record_primal(func, args, kwargs,
                                  lambda: b.build_call(construct, args, kwargs, self_obj=func))

@@ -12,7 +12,9 @@ from ..context import _context, compiler as _compiler, GRAPH_MODE
 from ..common.parameter import Parameter, ParameterTuple
 from ..common.tensor import Tensor, TensorLike
 from ..ir import dtypes as dt
-from ..tracebacks import user_facing as _user_facing
+from ..ir.errors import GraphJitError
+from ..tracebacks import chain_around as _chain_around, user_facing as _user_facing
+from ._input_checks import _check_of as _layer_check
 
 __all__ = ["Cell", "is_registered"]
 
@@ -151,10 +153,20 @@ class Cell:
                 return _compiler.call_cell(self, args, kwargs)
             except Exception as e:   # raised from here: the one graphjit frame users see
                 raise _user_facing(e)
+        check = _layer_check(type(self))
+        if check is not None:       # a built-in layer: its input, in its own words
+            check(self, args, kwargs)
         if self.__dict__.get("_mixed_precision") is not None:
             return self._run_mixed_precision(args, kwargs)
         if self.__dict__.get("requires_grad") and _tape.current() is None:
             return _record_forward(self, args, kwargs)
+        if check is not None:
+            try:
+                return self.construct(*args, **kwargs)
+            except GraphJitError as e:     # an op's error below: the chain of calls
+                if e.loc is None:
+                    e.loc = _chain_around(e.__traceback__)
+                raise
         return self.construct(*args, **kwargs)
 
     # -- mixed precision (to_float) ---------------------------------------------------------
