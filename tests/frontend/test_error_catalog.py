@@ -234,6 +234,13 @@ CASES = [
     Case("matmul-while", shape_inference.MatMulInWhile, "x,w,n", ms.ShapeInferenceError,
          ValueError, at="x = ops.matmul(x, w)", span="ops.matmul",
          phrases=(r"MatMul", re.escape("f32[2,3] and f32[2,3]"))),
+    *[Case(f"layer-{where}", getattr(shape_inference, f"DenseIn{where.title()}"),
+           "x" if where == "if" else "x,rows" if where == "for" else "x,n",
+           ms.ShapeInferenceError, ValueError,
+           at="x = self.fc(row)" if where == "for" else "x = self.fc(x)", span="self.fc",
+           phrases=(r"Dense\(in_channels=4\) got an input with 3 features",
+                    r"Fix: build the layer with in_channels=3"))
+      for where in ("if", "for", "while")],
     Case("ambiguous-if", shape_inference.AmbiguousIf, "x", ms.ShapeInferenceError,
          ValueError, at="if x > 0:", span="x > 0",
          phrases=(r"truth value of a tensor with 3 elements", r"ambiguous", r"\.any\(\)")),

@@ -44,3 +44,37 @@ class AmbiguousWhile(nn.Cell):
         while x > 0:
             x = x - 1
         return x
+
+
+class DenseInIf(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(4, 2)
+
+    def construct(self, x):
+        if x.sum() > 0:
+            x = self.fc(x)
+        return x
+
+
+class DenseInFor(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(4, 2)
+
+    def construct(self, x, rows):
+        for row in rows:
+            x = self.fc(row)
+        return x
+
+
+class DenseInWhile(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(4, 3)
+
+    def construct(self, x, n):
+        while n > 0:
+            x = self.fc(x)
+            n = n - 1
+        return x
