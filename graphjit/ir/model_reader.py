@@ -201,11 +201,15 @@ class ModelReader:
         return (self.as_str(d.get("name"), f"{where} > name", optional=True),
                 self.as_type(d["type"], f"{where} > type"))
 
-    def loc(self, x, where: str) -> Optional[SourceLoc]:
+    def loc(self, x, where: str, depth: int = 0) -> Optional[SourceLoc]:
         if x is None:
             return None
         d = self.as_obj(x, where, ("file", "line"))
+        caller = d.get("caller")
+        if caller is not None and depth >= 16:
+            raise self.fail(where, "callers nest deeper than 16")
         return SourceLoc(
+            caller=None if caller is None else self.loc(caller, f"{where} > caller", depth + 1),
             file=self.as_str(d["file"], f"{where} > file"),
             line=self.as_int(d["line"], f"{where} > line"),
             col=self.as_int(d.get("col", 0), f"{where} > col"),

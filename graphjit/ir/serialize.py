@@ -20,7 +20,8 @@ The JSON document, format version 1:
     ref = index of a value of the same graph: its params first, then the outputs of
           its nodes in order (subgraphs are closed, so refs never leave a graph)
     L   = {"file": str, "line": int, "col": int, "end_line": int | null,
-           "end_col": int | null, "function": str, "text": str}
+           "end_col": int | null, "function": str, "text": str, "caller"?: L}
+          (caller: for a line of graphjit's own layers, the line that called it)
     A   = null | bool | int | float | str
         | {"float": "nan" | "inf" | "-inf"} | {"tuple": [A]} | {"list": [A]}
         | {"dict": [[str, A]]} | {"dtype": str} | {"type": T} | {"graph": G}
@@ -148,11 +149,15 @@ def _enc_type(t: TensorType) -> dict:
     return out
 
 
-def _enc_loc(loc) -> Optional[dict]:
+def _enc_loc(loc, depth: int = 0) -> Optional[dict]:
     if loc is None:
         return None
-    return {"file": loc.file, "line": loc.line, "col": loc.col, "end_line": loc.end_line,
-            "end_col": loc.end_col, "function": loc.function, "text": loc.text}
+    out = {"file": loc.file, "line": loc.line, "col": loc.col, "end_line": loc.end_line,
+           "end_col": loc.end_col, "function": loc.function, "text": loc.text}
+    caller = getattr(loc, "caller", None)
+    if caller is not None and depth < 16:    # the line that called a built-in layer
+        out["caller"] = _enc_loc(caller, depth + 1)
+    return out
 
 
 def _enc_name(name, where: str):

@@ -585,7 +585,11 @@ class _Exporter:
     def _problem_error(self) -> OnnxExportError:
         lines = []
         for op, loc, why in self.problems:
-            where = f" at {loc.short()}" if loc is not None else ""
+            where = ""
+            if loc is not None:     # the user's line (and the layer's, inside a built-in one)
+                user = loc.user()
+                where = f" at {user.short()}" + (f" (in graphjit's {loc.short()})"
+                                                 if user is not loc else "")
             lines.append(f"  {op}{where}: {why}")
         ops = sorted({op for op, _, _ in self.problems})
         first = next((loc for _, loc, _ in self.problems if loc is not None), None)

@@ -76,3 +76,30 @@ def test_a_users_own_function_keeps_its_innermost_line():
             return helper(x)
     e = _build_error(Net(), np.ones((2, 5), np.float32))
     assert e.line == _line_of("return x.reshape((7, 7))")
+
+
+def test_an_eager_error_inside_a_layer_names_the_users_line_then_the_layers():
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    with pytest.raises(ValueError) as info:
+        DenseUser()(ms.Tensor(np.ones((1, 2, 3, 3), np.float32)))
+    e = info.value
+    files = [line.split('"')[1] for line in str(e).splitlines()
+             if line.strip().startswith("File")]
+    assert files[0] == THIS and len(files) == 2 and files[1] != THIS
+    assert e.line == _line_of("return self.fc(h)")
+
+
+def test_the_chain_survives_export_and_import():
+    import io
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        model = ms.compile(DenseUser(), ms.TensorSpec((1, 2, 8, 8), ms.float32))
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    buf = io.BytesIO()
+    model.export(buf)
+    buf.seek(0)
+    back = ms.import_model(buf)
+    conv = [n for n in back.graph.walk() if n.loc is not None and n.loc.caller is not None]
+    assert conv and all(n.loc.user().file == THIS for n in conv)
+    assert conv[0].loc.user().line == _line_of("return self.fc(h)")
