@@ -14,13 +14,14 @@ from .. import ops
 from ..ir import dtypes as dt
 from ..ir.errors import UnsupportedSyntaxError
 from ..nn import Cell
-from ..nn._input_checks import check_layer_input
+from ..nn._input_checks import _check_of as _layer_check, check_layer_input
 from ..ops._dispatch import apply, to_tensor
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor, TensorLike
 from .control_flow import branch, condition_value
 from .membership import count, involves_tensors
-from .values import LocalFunction, Switch
+from .source import get_source
+from .values import LocalFunction, Switch, current_loc, set_loc
 from .values import DynamicList, GraphTensor, as_graph
 from ..ops.function.grad.grad_func import GradFunction
 from .strings import RuntimeString, encode, has_runtime, str_format
@@ -398,7 +399,7 @@ def call(b, func, args, kwargs, node):
         return func(*args, **kwargs)
     if isinstance(func, Cell):
         construct = type(func).construct
-        check_layer_input(func, args, kwargs)     # a built-in layer's, in its own words
+        _check_layer(func, construct, args, kwargs)
         if func.__dict__.get("requires_grad"):       # a gradient of it may follow
             return record_primal(func, args, kwargs,
                                  lambda: b.build_call(construct, args, kwargs, self_obj=func))
@@ -463,6 +464,25 @@ def call(b, func, args, kwargs, node):
         if isinstance(call_method, types.FunctionType) and not _is_internal(call_method):
             return b.build_call(call_method, args, kwargs, self_obj=func)
     return func(*args, **kwargs)
+
+
+def _check_layer(cell, construct, args, kwargs) -> None:
+    """A built-in layer's input check (nn/_input_checks.py), in its own words. The nodes
+    a run-time check makes belong to the layer: at its construct, called from the
+    user's line (so drawings box them with the layer, errors show both lines)."""
+    if _layer_check(type(cell)) is None:
+        return
+    loc = current_loc()
+    try:
+        src = get_source(construct)
+        here = src.loc(src.node)
+    except Exception:  # no source to point at: the user's line alone
+        here = None
+    old = set_loc(here.with_caller(loc) if here is not None and loc is not None else loc)
+    try:
+        check_layer_input(cell, args, kwargs)
+    finally:
+        set_loc(old)
 
 
 def _hashable(x) -> bool:
