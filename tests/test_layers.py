@@ -27,6 +27,7 @@ MAY_NOT_IMPORT = {
     "ops": {"frontend", "jit", "nn"},
     "nn": {"frontend", "jit"},          # Cell.__call__ reaches jit through context.compiler
     "_checkparam": {"frontend", "jit", "nn"},   # argument checks of the layers (mindspore._checkparam)
+    "_input_checks": {"frontend", "jit", "nn"},   # the built-in layers' checks of their input
     "_module_alias": "*",               # `mindspore.nn.layer.conv` under sys.modules aliases
     "numpy": {"frontend", "jit", "nn", "backend"},   # mindspore.numpy, on ops like ops
     "log": "*",                                        # mindspore.log stands alone

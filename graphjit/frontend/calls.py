@@ -14,7 +14,7 @@ from .. import ops
 from ..ir import dtypes as dt
 from ..ir.errors import UnsupportedSyntaxError
 from ..nn import Cell
-from ..nn._input_checks import _check_of as _layer_check, check_layer_input
+from .._input_checks import _check_of as _layer_check, check_layer_input
 from ..ops._dispatch import apply, to_tensor
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor, TensorLike

@@ -14,7 +14,7 @@ from ..common.tensor import Tensor, TensorLike
 from ..ir import dtypes as dt
 from ..ir.errors import GraphJitError
 from ..tracebacks import chain_around as _chain_around, user_facing as _user_facing
-from ._input_checks import _check_of as _layer_check
+from .._input_checks import _check_of as _layer_check
 
 __all__ = ["Cell", "is_registered"]
 

@@ -155,7 +155,7 @@ def test_an_embedding_index_out_of_range_names_the_users_line_at_run_time(mode):
 
 def test_every_layer_with_a_size_parameter_is_checked():
     """CHECKS covers the layers whose constructor fixes a size of their input."""
-    from graphjit.nn._input_checks import CHECKS
+    from graphjit._input_checks import CHECKS
     covered = {c[0].split()[0] for c in CASES}
     assert set(CHECKS) <= covered | {"Embedding"}
     assert covered - {"Embedding", "TransformerEncoder"} <= set(CHECKS)   # (by its layers)

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..common.tensor import Tensor, current_recorder
-from ..ir.errors import GraphJitError, ShapeInferenceError
-from ..tracebacks import user_loc
+from .common.tensor import Tensor, current_recorder
+from .ir.errors import GraphJitError, ShapeInferenceError
+from .tracebacks import user_loc
 
 __all__ = ["check_layer_input", "CHECKS", "LayerIndexError"]
 
@@ -150,8 +150,8 @@ def _embedding(cell, args, kwargs):
                   hint=f"build the layer with vocab_size={max(int(a.max()) + 1, n)}, or map "
                        f"the indices into [0, {n})", cls=LayerIndexError)
         return
-    from .. import ops
-    from ..ops.function.debug_func import runtime_check
+    from . import ops
+    from .ops.function.debug_func import runtime_check
     ok = ops.logical_and(ids >= 0, ids < n)     # checked when the graph runs, at this line
     runtime_check(ok, IndexError, message)
 
