@@ -467,7 +467,7 @@ def call(b, func, args, kwargs, node):
 
 
 def _check_layer(cell, construct, args, kwargs) -> None:
-    """A built-in layer's input check (nn/_input_checks.py), in its own words. The nodes
+    """A built-in layer's input check (graphjit/_input_checks.py), in its own words. The nodes
     a run-time check makes belong to the layer: at its construct, called from the
     user's line (so drawings box them with the layer, errors show both lines)."""
     if _layer_check(type(cell)) is None:
