@@ -9,7 +9,6 @@ taken branch, a graph condition builds an If or a Loop.
 from __future__ import annotations
 
 import ast
-import inspect
 import types
 from typing import Any, Dict, Optional
 
@@ -27,7 +26,7 @@ from .attributes import set_object_attr
 from .raising import build_assert, build_raise, mark_raised
 from .withs import build_with
 from .operators import IBINOPS
-from .source import FunctionSource, get_source
+from .source import FunctionSource, get_source, refuse_iterator_function
 from .recursion import (Activation, Recursion, deepest_recursion, default_name,
                         find_recursion, recursion_error, static_key, tail_loop)
 from .state import BRK, CONT, FLAGS, RAISED, RET, RETVAL, Compiler
@@ -521,27 +520,7 @@ def build_function(compiler: Compiler, fn, args, kwargs, self_obj=None):
     if isinstance(fn, types.MethodType):
         self_obj, fn = fn.__self__, fn.__func__
     src = get_source(fn)
-    if inspect.isgeneratorfunction(fn) or inspect.iscoroutinefunction(fn) or \
-            inspect.isasyncgenfunction(fn):
-        gen = inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn)
-        is_async = inspect.iscoroutinefunction(fn) or inspect.isasyncgenfunction(fn)
-        kind = "a generator (it contains yield)" if gen else "a coroutine (async def)"
-        if inspect.isasyncgenfunction(fn):
-            kind = "an async generator (async def with yield)"
-        found = [n for n in ast.walk(src.node) if isinstance(
-            n, (ast.Yield, ast.YieldFrom, ast.Await))]
-        where = min(found, key=lambda n: (n.lineno, n.col_offset)) if found else src.node
-        gives = "an iterator" if gen else "a coroutine object"
-        hint = "return a tuple or list of the values instead of yielding them"
-        if is_async:
-            hint = (f"define it with a plain `def {fn.__name__}` (graph mode runs no "
-                    f"coroutines: drop `async`" + (" and `await`" if any(
-                        isinstance(n, ast.Await) for n in found) else "") + ")" +
-                    ("; return a tuple or list of the values instead of yielding them"
-                     if gen else ""))
-        raise UnsupportedSyntaxError(
-            f"'{fn.__name__}' is {kind}; calling it returns {gives}, not values a graph "
-            f"can compute", loc=src.loc(where), names=(fn.__name__,), hint=hint)
+    refuse_iterator_function(fn, src)
     if self_obj is not None:
         if isinstance(self_obj, Cell) and fn is getattr(type(self_obj), "construct", None):
             args, kwargs = self_obj._cast_inputs(args, kwargs)     # to_float's input casts

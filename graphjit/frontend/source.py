@@ -11,7 +11,7 @@ from typing import Optional
 from ..ir.errors import UnsupportedSyntaxError
 from ..ir.loc import SourceLoc
 
-__all__ = ["FunctionSource", "get_source", "SourceLoc"]
+__all__ = ["FunctionSource", "get_source", "SourceLoc", "refuse_iterator_function"]
 
 
 @dataclass
@@ -157,3 +157,34 @@ def _holds(body, code, line_base, col_first, col_rest):
         if not (start <= (line, col) and (end_line, end_col) <= end):
             return False
     return seen
+
+
+def refuse_iterator_function(fn, src: FunctionSource) -> None:
+    """Refuse a generator or coroutine function: calling it gives an iterator or a
+    coroutine object, no values a graph computes.
+
+    Raises:
+        UnsupportedSyntaxError: at its first yield or await (its def if none).
+    """
+    if not (inspect.isgeneratorfunction(fn) or inspect.iscoroutinefunction(fn) or
+            inspect.isasyncgenfunction(fn)):
+        return
+    gen = inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn)
+    is_async = inspect.iscoroutinefunction(fn) or inspect.isasyncgenfunction(fn)
+    kind = "a generator (it contains yield)" if gen else "a coroutine (async def)"
+    if inspect.isasyncgenfunction(fn):
+        kind = "an async generator (async def with yield)"
+    found = [n for n in ast.walk(src.node) if isinstance(
+        n, (ast.Yield, ast.YieldFrom, ast.Await))]
+    where = min(found, key=lambda n: (n.lineno, n.col_offset)) if found else src.node
+    gives = "an iterator" if gen else "a coroutine object"
+    hint = "return a tuple or list of the values instead of yielding them"
+    if is_async:
+        hint = (f"define it with a plain `def {fn.__name__}` (graph mode runs no "
+                f"coroutines: drop `async`" + (" and `await`" if any(
+                    isinstance(n, ast.Await) for n in found) else "") + ")" +
+                ("; return a tuple or list of the values instead of yielding them"
+                 if gen else ""))
+    raise UnsupportedSyntaxError(
+        f"'{fn.__name__}' is {kind}; calling it returns {gives}, not values a graph "
+        f"can compute", loc=src.loc(where), names=(fn.__name__,), hint=hint)
