@@ -280,36 +280,6 @@ def export(model_or_net, path, *example_inputs_or_specs) -> "onnx.ModelProto":
     return proto
 
 
-def pattern_of(op: str, types: Sequence[TensorType]):
-    """The nodes the exporter writes for one node `op(in0, in1, ...)` with inputs of
-    these types (no attributes): (nodes, input names, output name), or None when
-    graphjit or ONNX has no such node. The importer matches groups against it."""
-    from types import SimpleNamespace
-    g = Graph("pattern")
-    params = [g.add_param(t, f"in{i}") for i, t in enumerate(types)]
-    try:
-        out = g.apply(op, *params)
-    except Exception:   # graphjit has no such node for these types
-        return None
-    if isinstance(out, tuple):
-        return None
-    g.set_results([out])
-    ex = _Exporter(SimpleNamespace(graph=g, name="pattern"))
-    names = []
-    for p in params:
-        ex.names[id(p)] = ex.fresh(p.name)
-        names.append(ex.names[id(p)])
-    scope = _Scope()
-    try:
-        ex.translate(g, scope)
-    except GraphJitError:
-        return None
-    if ex.problems or id(out) not in ex.names:
-        return None
-    _drop_unread_constants(scope.nodes, [ex.names[id(out)]])   # as build() does
-    return tuple(scope.nodes), tuple(names), ex.names[id(out)]
-
-
 def to_onnx(model) -> "onnx.ModelProto":
     """The ONNX ModelProto of a CompiledModel (checked, not written)."""
     proto = _Exporter(model).build()

@@ -23,14 +23,15 @@ from __future__ import annotations
 import functools
 import itertools
 import re
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
 from ..ir.graph import Value
+from ..ir.types import TensorType
 from ..ir.registry import get_op, has_op
 
-__all__ = ["GROUP_NAME", "collapse_group"]
+__all__ = ["GROUP_NAME", "collapse_group", "pattern_of"]
 
 GROUP_NAME = re.compile(r"gj\.([A-Za-z][A-Za-z0-9_]*)\.(\d+)(?:/\d+)?$")
 
@@ -85,10 +86,40 @@ def _is_float(v) -> bool:
 
 @functools.lru_cache(maxsize=512)
 def _pattern(op: str, types: tuple):
-    """The exporter's nodes for op on inputs of these types: (nodes, input names,
-    output name), or None when it has no ONNX form for them."""
-    from .exporter import pattern_of
     return pattern_of(op, types)
+
+
+def pattern_of(op: str, types: Sequence[TensorType]):
+    """The nodes the exporter writes for one node `op(in0, in1, ...)` with inputs of
+    these types (no attributes): (nodes, input names, output name), or None when
+    graphjit or ONNX has no such node. The importer matches groups against it."""
+    from types import SimpleNamespace
+    from ..ir.errors import GraphJitError
+    from ..ir.graph import Graph
+    from .exporter import _drop_unread_constants, _Exporter, _Scope
+    g = Graph("pattern")
+    params = [g.add_param(t, f"in{i}") for i, t in enumerate(types)]
+    try:
+        out = g.apply(op, *params)
+    except Exception:   # graphjit has no such node for these types
+        return None
+    if isinstance(out, tuple):
+        return None
+    g.set_results([out])
+    ex = _Exporter(SimpleNamespace(graph=g, name="pattern"))
+    names = []
+    for p in params:
+        ex.names[id(p)] = ex.fresh(p.name)
+        names.append(ex.names[id(p)])
+    scope = _Scope()
+    try:
+        ex.translate(g, scope)
+    except GraphJitError:
+        return None
+    if ex.problems or id(out) not in ex.names:
+        return None
+    _drop_unread_constants(scope.nodes, [ex.names[id(out)]])   # as build() does
+    return tuple(scope.nodes), tuple(names), ex.names[id(out)]
 
 
 def _same_structure(nodes, pattern, args, value_of) -> bool:

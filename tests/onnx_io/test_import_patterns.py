@@ -15,7 +15,7 @@ from graphjit.ir.graph import Graph                          # noqa: E402
 from graphjit.ir.registry import all_ops, get_op             # noqa: E402
 from graphjit.ir.types import TensorType                     # noqa: E402
 from graphjit.jit.compiled_model import CompiledModel        # noqa: E402
-from graphjit.onnx.exporter import pattern_of                # noqa: E402
+from graphjit.onnx.import_patterns import pattern_of         # noqa: E402
 from graphjit.onnx.import_patterns import _APPROXIMATE       # noqa: E402
 
 DTYPES = [D.float32, D.float64, D.float16, D.int32, D.int64, D.int8, D.uint8, D.bool_]
