@@ -21,7 +21,7 @@ from ..common.tensor import Tensor, TensorLike
 from .control_flow import branch, condition_value
 from .membership import count, involves_tensors
 from .source import get_source
-from .values import LocalFunction, Switch, current_loc, set_loc
+from .values import Collector, LocalFunction, Switch, active, current_loc, set_loc
 from .values import DynamicList, GraphTensor, as_graph
 from ..ops.function.grad.grad_func import GradFunction
 from .strings import RuntimeString, encode, has_runtime, str_format
@@ -161,6 +161,9 @@ def _len(b, args, kwargs, node):
         return d
     if isinstance(x, DynamicList):
         return x.length()
+    if isinstance(x, Collector) and x.length_name is not None and x.counted and \
+            x.length_name in b.env:
+        return b.env[x.length_name]     # carried by the Loop, as the appends counted it
     return len(x)
 
 
@@ -421,6 +424,9 @@ def call(b, func, args, kwargs, node):
     if type(owner) in (list, tuple) and getattr(func, "__name__", "") == "count" and \
             len(args) == 1 and not kwargs and involves_tensors(owner, args[0]):
         return count(owner, args[0], lambda v: condition_value(b, v, node))
+    if isinstance(owner, Collector) and owner.length_name is not None and \
+            getattr(func, "__name__", "") == "append":
+        return _count_append(b, owner, func, args, kwargs)
     if type(owner) in (list, dict, set) and getattr(func, "__name__", "") in _MUTATORS:
         b.refuse_external_mutation(owner, node, node.func.value if isinstance(
             getattr(node, "func", None), ast.Attribute) else None)
@@ -483,6 +489,22 @@ def _check_layer(cell, construct, args, kwargs) -> None:
         check_layer_input(cell, args, kwargs)
     finally:
         set_loc(old)
+
+
+def _count_append(b, c: Collector, func, args, kwargs):
+    """An append to a list whose length the Loop carries: one more, in this path of the
+    body (an If joins the counts of its branches). Inside an inner Loop an append runs
+    an unknown number of times: len() is then refused, as before."""
+    out = func(*args, **kwargs)
+    ctx = active()
+    while ctx is not None and ctx is not c.ctx:
+        if getattr(ctx, "kind", None) == "loop":
+            c.counted = False
+            return out
+        ctx = ctx.parent
+    if c.counted and c.length_name in b.env:
+        b.env[c.length_name] = b.env[c.length_name] + 1
+    return out
 
 
 def _hashable(x) -> bool:

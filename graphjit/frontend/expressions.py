@@ -102,7 +102,7 @@ class ExpressionBuilder:
         known = set(self.globals) | set(dir(builtins))
         b = self
         while b is not None:
-            known |= {k for k in b.env if not k.startswith("<")} | set(b.closure)
+            known |= {k for k in b.env if k.isidentifier()} | set(b.closure)
             b = b.enclosing
         close = difflib.get_close_matches(name, sorted(known), n=1)
         raise UndefinedVariableError(f"name '{name}' is not defined",

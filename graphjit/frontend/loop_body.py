@@ -80,8 +80,14 @@ def build_loop(b: FunctionBuilder, node, kind, spec: LoopSpec = None, cond0=None
     has_ret = analysis.contains(node.body, ast.Return)
     appended = [n for n in analysis.appended_names(node.body)
                 if type(env0.get(n)) is list and n not in assigned]
-    names = list(assigned) + ([RET, RETVAL] if has_ret else []) + \
-        ([BRK] if node.orelse else [])
+    # len() of such a list in the body: the loop carries its length (a hidden variable
+    # the appends add 1 to), as eager mode's list has one
+    lengths = [n for n in appended if _reads_len(
+        node.body + ([node.test] if isinstance(node, ast.While) else []), n)]
+    for n in lengths:
+        env0[length_name(n)] = len(env0[n])
+    names = list(assigned) + [length_name(n) for n in lengths] + \
+        ([RET, RETVAL] if has_ret else []) + ([BRK] if node.orelse else [])
     st = _State()
     for n in names:      # bound after the loop if it was before, or an iteration bound it
         if isinstance(env0.get(n), MaybeUndefined):
@@ -110,6 +116,19 @@ def build_loop(b: FunctionBuilder, node, kind, spec: LoopSpec = None, cond0=None
         raise UnsupportedSyntaxError("the types of the loop's variables did not settle",
                                      loc=loc)
     _emit_loop(b, node, kind, spec, cond0, p, st, outer, record, loc)
+
+
+def length_name(list_name: str) -> str:
+    """The hidden variable holding the length of a list appended in a Loop's body (no
+    identifier, so no user's name; it is carried like the user's variables)."""
+    return f"len({list_name})"
+
+
+def _reads_len(body, name: str) -> bool:
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and
+               n.func.id == "len" and len(n.args) == 1 and
+               isinstance(n.args[0], ast.Name) and n.args[0].id == name
+               for stmt in body for n in ast.walk(stmt))
 
 
 def _loop_pass(b, node, kind, spec, names, st, appended, has_ret, outer) -> _Pass:
@@ -151,7 +170,8 @@ def _loop_pass(b, node, kind, spec, names, st, appended, has_ret, outer) -> _Pas
     env.pop(LEFT, None)
     if has_ret:
         env[RET] = False
-    collectors = {n: _Collector(n) for n in appended}
+    collectors = {n: _Collector(n, length_name(n) if length_name(n) in env else None, ctx)
+                  for n in appended}
     env.update(collectors)
     b.env, b.locs = env, dict(locs0)
     b.loop_depth += 1

@@ -463,10 +463,14 @@ class Collector(list):
     when it happened under a tensor condition), and refuses reads (the list's content
     is known only at run time)."""
 
-    def __init__(self, name):
+    def __init__(self, name, length_name=None, ctx=None):
         super().__init__()
         self.name = name
         self.flags = []
+        # where the loop carries the list's length (when the body reads len() of it):
+        # the name of that hidden variable, and the body's graph the appends count in
+        self.length_name, self.ctx = length_name, ctx
+        self.counted = True     # False after an append inside an inner Loop
 
     def append(self, x):
         list.append(self, x)
