@@ -820,6 +820,8 @@ def test_a_raise_under_a_tensor_condition_fails_only_where_its_path_runs(tmp_pat
         assert text in (tmp_path / "m.onnx").read_bytes()     # the check's doc string
     with pytest.raises(ValueError, match="negative"):
         model.run_arrays([np.array(-1, np.int32)])
+
+
 # -- outputs that folded to constants (issue 23, item 7) ------------------------------------------
 class _ReturnsWeight(nn.Cell):
     def __init__(self):
