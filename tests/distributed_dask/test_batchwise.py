@@ -127,7 +127,9 @@ ACCEPTED = [
     (lambda: _eval(CNN()), [ms.TensorSpec((None, 2, 10, 10), ms.float32)],
      [RNG.integers(-3, 4, (6, 2, 10, 10)).astype(np.float32)]),
 ]
-RTOL = {"CNN": 1e-6}
+# the CNN's convolutions are float32 GEMMs whose summation order depends on the number
+# of rows in a block (and its weights on the test order's random state): a few ulp apart
+RTOL = {"CNN": 1e-5}
 
 
 NAMES = ["Dense", "SeqLoop", "ShapeIf", "Embed", "CNN"]
