@@ -76,3 +76,20 @@ def test_every_test_of_an_extra_is_marked_for_cis_second_phase():
         if folder not in EXTRA_DIRS and skips.search(text) and "mark.extra" not in text:
             unmarked.append(str(path.relative_to(ROOT)))
     assert not unmarked, f"mark these with @pytest.mark.extra(NAME): {unmarked}"
+
+
+def test_every_test_importing_an_optional_part_requires_its_extra():
+    """A test module that imports graphjit.onnx or graphjit.distributed skips without the
+    extra (require/importorskip), so the README's command passes on a fresh machine."""
+    parts = {"graphjit.onnx": "onnx", "graphjit.distributed": "distributed"}
+    missing = []
+    for path in TESTS.rglob("test_*.py"):
+        text = path.read_text()
+        for part, extra in parts.items():
+            uses = re.search(rf"^\s*(import {re.escape(part)}\b|from {re.escape(part)}\b)",
+                             text, re.M)
+            guarded = re.search(rf"""(require|importorskip)\(\s*["']({'|'.join(
+                re.escape(m) for m in EXTRAS[extra])}|{re.escape(part)})""", text)
+            if uses and not guarded:
+                missing.append(f"{path.relative_to(ROOT)} ({part})")
+    assert not missing, f"these import an optional part without require(...): {missing}"

@@ -15,6 +15,7 @@ import pytest
 import graphjit as ms
 import graphjit.dataset as ds
 from graphjit import communication as comm, nn, ops
+from optional import require
 from graphjit.ir.defs import collective
 from graphjit.ir.defs.collective import SingleProcess
 from graphjit.ir.registry import get_op
@@ -324,7 +325,10 @@ def test_a_checkpoint_that_fails_to_write_leaves_nothing_behind(tmp_path, monkey
 
 
 # -- refusals ------------------------------------------------------------------------------
+@pytest.mark.extra("distributed")
 def test_the_dask_batch_rule_refuses_collectives():
+    require("dask.array", "distributed")
+    require("distributed", "distributed")
     from graphjit.distributed import NotBatchwiseError, check_batchwise
     model = ms.compile(AllOps(), ms.TensorSpec((None, 2), ms.float32))
     with pytest.raises(NotBatchwiseError, match="collective"):
