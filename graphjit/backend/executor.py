@@ -78,11 +78,19 @@ class CompiledGraph:
         except (GraphJitError, AssertionError):
             raise
         except Exception as e:
-            if getattr(e, "_graphjit_raised", False):   # the user's `raise`, as it is
+            failure = self.failure(e)
+            if failure is e:
                 raise
-            raise self._wrap(e) from e
+            raise failure from e
         finally:
             restore_fp_errors(token) if FP_STATE is None else FP_STATE.reset(token)
+
+    def failure(self, e: Exception) -> Exception:
+        """What a run that raised e raises: the user's own `raise` as it is, anything
+        else as a GraphRuntimeError at the node that failed."""
+        if getattr(e, "_graphjit_raised", False):
+            return e
+        return self._wrap(e)
 
     def _wrap(self, e: Exception) -> GraphRuntimeError:
         node = None

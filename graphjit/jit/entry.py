@@ -19,7 +19,9 @@ For IfInWhileNet (three int32 scalars, no attributes read) the entry's function 
         except _Internal:
             raise
         except Exception as e:
-            raise _wrap(e) from e
+            f = _failure(e)                   # the user's `raise` as it is, or wrapped
+            if f is e: raise
+            raise f from e
         finally:
             _fp.reset(tok)
         o = outs[0]
@@ -75,7 +77,7 @@ def make_call(entry, args: Sequence, fill: Callable, own: Optional[Callable] = N
     if len(key) != len(args):
         return None
     env = {"MISS": MISS, "_tape": _tape, "_context": _context, "_local": _local,
-           "_Tensor": Tensor, "_run": entry.plan.fn, "_wrap": entry.plan._wrap,
+           "_Tensor": Tensor, "_run": entry.plan.fn, "_failure": entry.plan.failure,
            "_Internal": (GraphJitError, AssertionError), "_ndarray": np.ndarray,
            "_asarray": np.asarray, "_new": object.__new__, "_by_numpy": BY_NUMPY,
            "_from_numpy": from_numpy, "_fp": FP_STATE, "_ignored": FP_IGNORED,
@@ -116,7 +118,8 @@ def make_call(entry, args: Sequence, fill: Callable, own: Optional[Callable] = N
     else:
         lines += ["    tok = _ignore()"]
     lines += ["    try:", f"        outs = {run}", "    except _Internal:", "        raise",
-              "    except Exception as e:", "        raise _wrap(e) from e", "    finally:",
+              "    except Exception as e:", "        f = _failure(e)", "        if f is e: raise",
+              "        raise f from e", "    finally:",
               "        _fp.reset(tok)" if FP_STATE is not None else "        _restore(tok)"]
     if entry.attr_writes:             # `self.attr = constant`, after every run
         env["_attr_writes"] = entry.attr_writes

@@ -378,3 +378,35 @@ def test_string_methods_on_a_string_made_from_tensors_are_refused_clearly():
         return f"{x}".upper()
     with pytest.raises(ms.UnsupportedSyntaxError, match=r"str.upper\(\) of a string made from"):
         ms.jit(f)(T(1))
+
+
+def test_the_users_exception_comes_as_it_is_on_every_call_and_from_a_compiled_model():
+    """From the second call on a Cell or @jit function runs through its entry's
+    generated fast call (jit/entry.py); a compiled model runs the plan directly. Each
+    raises the user's exception itself (same class, same text), as the first call does."""
+    @ms.jit
+    def f(x):
+        if x > 5:
+            raise ValueError(f"big: {x}")
+        return x + 1
+
+    class Net(nn.Cell):
+        def construct(self, x):
+            if x > 5:
+                raise KeyError("too big")
+            return x * 2
+
+    net = Net()
+    model = ms.compile(Net(), ms.TensorSpec((), ms.int32))
+    for _ in range(3):                       # first call, then the fast path, twice
+        assert int(f(ms.Tensor(1, ms.int32)).asnumpy()) == 2
+        with pytest.raises(ValueError) as e:
+            f(ms.Tensor(7, ms.int32))
+        assert type(e.value) is ValueError and str(e.value) == "big: 7"
+        assert int(net(ms.Tensor(2, ms.int32)).asnumpy()) == 4
+        with pytest.raises(KeyError) as e:
+            net(ms.Tensor(9, ms.int32))
+        assert type(e.value) is KeyError and e.value.args == ("too big",)
+        with pytest.raises(KeyError) as e:
+            model(ms.Tensor(9, ms.int32))
+        assert type(e.value) is KeyError and e.value.args == ("too big",)
