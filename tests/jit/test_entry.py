@@ -117,6 +117,27 @@ def test_runtime_errors_still_name_the_node():
     assert isinstance(info.value, IndexError) and "Gather" in str(info.value)
 
 
+def test_the_programs_own_raise_leaves_the_fast_path_as_it_is(monkeypatch):
+    """A `raise` in construct gives the user's exception on every call, not a
+    GraphRuntimeError from the second call on (found by tests/frontend/run_repeat_calls.py)."""
+    class Refuse(nn.Cell):
+        def construct(self, x):
+            if x.sum() > 0:
+                raise ValueError("positive sum")
+            return x * 2
+
+    net = Refuse()
+    x = ms.Tensor(np.ones(3, np.float32))
+    with pytest.raises(ValueError, match="^positive sum$") as first:
+        net(x)
+    _no_general_path(monkeypatch)
+    for _ in range(2):
+        with pytest.raises(ValueError, match="^positive sum$") as again:
+            net(x)
+        assert type(again.value) is type(first.value) is ValueError
+    assert np.array_equal(net(-x).asnumpy(), -2 * np.ones(3, np.float32))
+
+
 def test_scalar_inputs_and_outputs_keep_dtype_and_do_not_alias():
     class Id(nn.Cell):
         def construct(self, x, c):
