@@ -1,0 +1,93 @@
+"""The random-program generators' seeds with every graph-mode call made three times, by hand:
+
+    python tests/frontend/run_repeat_calls.py fuzzgen2 9100000 200
+
+The first call of a compiled function builds and runs its graph; the second and later
+calls of the same signature take the cache entry's generated fast call (jit/entry.py).
+Each seed runs through the same check as run_seeds.py (graph mode against eager mode),
+with the compiled function wrapped so that every call is repeated twice more on the same
+arguments: the repeats must give the same values, dtypes, shapes and Python types as the
+first call (which the check compares with eager mode), or raise the same error, and a
+result must not change when an earlier call's result is written to.
+"""
+import os
+import sys
+import tempfile
+import warnings
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.dirname(HERE)]
+
+import graphjit as ms                      # noqa: E402
+from graphjit.jit.api import compare_results  # noqa: E402
+import run_seeds                           # noqa: E402
+
+_jit = ms.jit
+
+
+def _arrays(result):
+    if isinstance(result, ms.Tensor):
+        return [result.asnumpy()]
+    if isinstance(result, (tuple, list)):
+        return [a for r in result for a in _arrays(r)]
+    return []
+
+
+def _scribble(result):
+    """Write to the arrays of a result (a user may): later calls must not see it."""
+    for tensor in (result,) if isinstance(result, ms.Tensor) else \
+            (result if isinstance(result, (tuple, list)) else ()):
+        if isinstance(tensor, (tuple, list)):
+            _scribble(tensor)
+        elif isinstance(tensor, ms.Tensor):
+            data = tensor.asnumpy()
+            if data.flags.writeable and data.size:
+                data[...] = 77
+
+
+def repeating_jit(fn, *a, **k):
+    compiled = _jit(fn, *a, **k)
+
+    def call(*args):
+        outcomes = []
+        for _ in range(3):
+            try:
+                with np.errstate(all="ignore"):
+                    outcomes.append((compiled(*args), None))
+            except Exception as e:          # noqa: BLE001 - compared below
+                outcomes.append((None, e))
+        first, error = outcomes[0]
+        for i, (got, e) in enumerate(outcomes[1:], 2):
+            if (error is None) != (e is None) or (
+                    error is not None and (type(e) is not type(error) or str(e) != str(error))):
+                raise AssertionError(f"call {i} of the compiled function: {got!r} / {e!r}, "
+                                     f"call 1: {first!r} / {error!r}")
+            if error is None:
+                problem = compare_results(got, first)
+                if problem:
+                    raise AssertionError(f"call {i} differs from call 1: {problem}\n"
+                                         f"call {i}={got!r}\ncall 1={first!r}")
+        if error is not None:
+            raise error
+        # one more call after writing to the results of calls 2 and 3
+        _scribble(outcomes[1][0])
+        _scribble(outcomes[2][0])
+        with np.errstate(all="ignore"):
+            again = compiled(*args)
+        problem = compare_results(again, first)
+        if problem:
+            raise AssertionError(f"call 4 (after writing to earlier results) differs: "
+                                 f"{problem}\ncall 4={again!r}\ncall 1={first!r}")
+        return first
+    return call
+
+
+def main(argv):
+    ms.jit = repeating_jit
+    return run_seeds.main(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
