@@ -11,7 +11,9 @@ import sys
 import numpy as np
 import pytest
 
-from optional import require
+if __name__ == "__main__":      # run by hand: tests/ holds the optional-extras helper
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+from optional import require    # noqa: E402
 onnx = require("onnx", "onnx")
 ort = require("onnxruntime", "onnx")
 
