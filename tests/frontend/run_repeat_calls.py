@@ -1,6 +1,9 @@
 """The random-program generators' seeds with every graph-mode call made three times, by hand:
 
     python tests/frontend/run_repeat_calls.py fuzzgen2 9100000 200
+    python tests/frontend/run_repeat_calls.py fuzzgen2 9100000 200 --cell
+
+(--cell: each program is called from the construct of an nn.Cell, compiled as a Cell.)
 
 The first call of a compiled function builds and runs its graph; the second and later
 calls of the same signature take the cache entry's generated fast call (jit/entry.py).
@@ -10,6 +13,8 @@ arguments: the repeats must give the same values, dtypes, shapes and Python type
 first call (which the check compares with eager mode), or raise the same error, and a
 result must not change when an earlier call's result is written to.
 """
+import importlib.util
+import inspect
 import os
 import sys
 import tempfile
@@ -47,8 +52,30 @@ def _scribble(result):
                 data[...] = 77
 
 
+_TMP = tempfile.mkdtemp(prefix="repeat_cells_")
+_count = [0]
+
+
+def as_cell(fn):
+    """An nn.Cell whose construct calls fn with its parameters (fn is compiled as a
+    function the construct calls)."""
+    names = ", ".join(inspect.signature(fn).parameters)
+    _count[0] += 1
+    path = os.path.join(_TMP, f"cell_{_count[0]}.py")
+    with open(path, "w") as f:
+        f.write("from graphjit import nn\n\n\ndef make(fn):\n"
+                "    class Net(nn.Cell):\n"
+                f"        def construct(self, {names}):\n"
+                f"            return fn({names})\n"
+                "    return Net()\n")
+    spec = importlib.util.spec_from_file_location(f"cell_{_count[0]}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.make(fn)
+
+
 def repeating_jit(fn, *a, **k):
-    compiled = _jit(fn, *a, **k)
+    compiled = as_cell(fn) if CELL else _jit(fn, *a, **k)
 
     def call(*args):
         outcomes = []
@@ -84,7 +111,13 @@ def repeating_jit(fn, *a, **k):
     return call
 
 
+CELL = False
+
+
 def main(argv):
+    global CELL
+    CELL = "--cell" in argv
+    argv = [a for a in argv if a != "--cell"]
     ms.jit = repeating_jit
     return run_seeds.main(argv)
 
