@@ -3,6 +3,7 @@ per-call fast path, and why each compilation happened."""
 from __future__ import annotations
 
 import functools
+import math
 import threading
 import time
 import weakref
@@ -83,6 +84,8 @@ def _flatten(x, path, tensors: list, specs=None):
         return ("dict", tuple((k, _flatten(v, f"{path}[{k!r}]", tensors))
                               for k, v in x.items()))
     if isinstance(x, (bool, int, float, str, bytes, type(None), np.generic)):
+        if isinstance(x, (float, np.floating)) and x == 0 and math.copysign(1.0, x) < 0:
+            return ("C", type(x).__name__, x, "negative zero")   # == 0.0, folds otherwise
         return ("C", type(x).__name__, x)
     try:
         hash(x)
@@ -226,7 +229,8 @@ def _fast_key(args):
             key.append((a._dtype, d.shape))
             arrays.append(d)
         elif ta in _FAST_CONSTANTS:
-            key.append((ta, a))
+            # -0.0 == 0.0 but folds to another graph (x / -0.0 is -inf)
+            key.append((ta, a) if ta is not float or a else (ta, a, math.copysign(1.0, a)))
         else:
             return None
     return tuple(key), arrays

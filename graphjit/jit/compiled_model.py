@@ -21,6 +21,7 @@ another result.
 from __future__ import annotations
 
 import itertools
+import math
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -589,6 +590,8 @@ def _agree(e, g) -> bool:
     if e[0] != g[0]:
         return False
     if e[0] == "const":
+        if e[1] is g[1] and isinstance(e[2], (float, np.floating)) and e[2] == 0 == g[2]:
+            return math.copysign(1.0, e[2]) == math.copysign(1.0, g[2])  # x / -0.0 is -inf
         try:
             return e[1] is g[1] and bool(e[2] == g[2])
         except Exception:  # a constant whose == is not a plain truth value

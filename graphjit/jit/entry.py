@@ -38,6 +38,7 @@ bind); the caller then takes the general path, which handles or reports it.
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Callable, Optional, Sequence
 
 import numpy as np
@@ -102,6 +103,9 @@ def make_call(entry, args: Sequence, fill: Callable, own: Optional[Callable] = N
         elif type(a) in _CONSTANTS and k[0] == "C":
             env[f"_t{i}"], env[f"_v{i}"] = type(a), k[2]
             lines.append(f"    if type(a{i}) is not _t{i} or a{i} != _v{i}: return MISS")
+            if type(a) is float and a == 0:      # 0.0 and -0.0 are different graphs
+                env["_copysign"], env[f"_s{i}"] = math.copysign, math.copysign(1.0, k[2])
+                lines.append(f"    if _copysign(1.0, a{i}) != _s{i}: return MISS")
         else:
             return None
     lines += _guard_lines(entry, env)

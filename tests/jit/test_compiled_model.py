@@ -194,6 +194,19 @@ def test_calling_with_other_python_constants_is_refused():
         model(x, 3, 4)
 
 
+def test_negative_zero_is_another_constant_than_zero():
+    """-0.0 == 0.0, but x / q folds to -inf for one and inf for the other."""
+    class Divide(nn.Cell):
+        def construct(self, x, q):
+            return x / q
+
+    x = ms.Tensor(np.ones(2, np.float32))
+    model = ms.compile(Divide(), x, 0.0)
+    np.testing.assert_array_equal(model(x, 0.0).asnumpy(), [np.inf, np.inf])
+    with pytest.raises(ValueError, match="was 0.0 when it was compiled and is -0.0 now"):
+        model(x, -0.0)
+
+
 def test_runtime_failures_name_the_node():
     g = Graph("failing")
     x = g.add_param(TensorType(dt.float32, (2,)), "x")

@@ -138,6 +138,22 @@ def test_the_programs_own_raise_leaves_the_fast_path_as_it_is(monkeypatch):
     assert np.array_equal(net(-x).asnumpy(), -2 * np.ones(3, np.float32))
 
 
+@pytest.mark.parametrize("order", [(0.0, -0.0), (-0.0, 0.0)])
+def test_negative_zero_and_zero_are_different_signatures(order):
+    """-0.0 == 0.0 (and hash alike), but a graph folds the constant: x / -0.0 is -inf.
+    Neither the cache key, the fast key nor an entry's own call may take one for the
+    other."""
+    class Divide(nn.Cell):
+        def construct(self, x, q):
+            return x / q
+
+    net = Divide()
+    x = ms.Tensor(np.ones(2, np.float32))
+    for q in order * 3:
+        assert net(x, q).asnumpy().tolist() == [np.copysign(np.inf, q)] * 2, q
+    assert len(cache_of(net)) == 2
+
+
 def test_scalar_inputs_and_outputs_keep_dtype_and_do_not_alias():
     class Id(nn.Cell):
         def construct(self, x, c):
