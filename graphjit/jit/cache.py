@@ -84,8 +84,11 @@ def _flatten(x, path, tensors: list, specs=None):
         return ("dict", tuple((k, _flatten(v, f"{path}[{k!r}]", tensors))
                               for k, v in x.items()))
     if isinstance(x, (bool, int, float, str, bytes, type(None), np.generic)):
-        if isinstance(x, (float, np.floating)) and x == 0 and math.copysign(1.0, x) < 0:
-            return ("C", type(x).__name__, x, "negative zero")   # == 0.0, folds otherwise
+        if isinstance(x, (float, np.floating)):
+            if x == 0 and math.copysign(1.0, x) < 0:
+                return ("C", type(x).__name__, x, "negative zero")  # == 0.0, folds otherwise
+            if x != x:      # one NaN for all: each NaN is unequal to every other (and
+                return ("C", type(x).__name__, math.nan)   # hashes by id), a new graph a call
         return ("C", type(x).__name__, x)
     try:
         hash(x)

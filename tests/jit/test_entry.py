@@ -154,6 +154,20 @@ def test_negative_zero_and_zero_are_different_signatures(order):
     assert len(cache_of(net)) == 2
 
 
+def test_a_nan_constant_compiles_once():
+    """Every float('nan') is unequal to every other and hashes by identity: keyed as it
+    is, each call with a new NaN compiled (and kept) one more graph."""
+    class Add(nn.Cell):
+        def construct(self, x, q):
+            return x + q
+
+    net = Add()
+    x = ms.Tensor(np.ones(2, np.float32))
+    for _ in range(4):
+        assert np.isnan(net(x, float("nan")).asnumpy()).all()
+    assert len(cache_of(net)) == 1
+
+
 def test_scalar_inputs_and_outputs_keep_dtype_and_do_not_alias():
     class Id(nn.Cell):
         def construct(self, x, c):
