@@ -333,6 +333,10 @@ def _fill(t, outs):
         return [_fill(v, outs) for v in t]
     if isinstance(t, dict):
         return {k: _fill(v, outs) for k, v in t.items()}
+    if type(t) is Tensor and t._data is not None:
+        # a tensor the build computed (ops.ones(x.shape)...): a new one each call, as
+        # eager mode makes, or writing to one call's result would change the next's
+        return Tensor._wrap(t._data.copy())
     return t
 
 

@@ -168,6 +168,25 @@ def test_a_nan_constant_compiles_once():
     assert len(cache_of(net)) == 1
 
 
+def test_a_result_the_build_computed_is_a_new_tensor_each_call():
+    """ops.ones(x.shape) * 3, ops.fill(...) are computed while the graph is built and
+    kept in the returned structure: each call returns a tensor of its own (as eager mode
+    makes one each call), so writing to one call's result does not change the next's."""
+    class Buffers(nn.Cell):
+        def construct(self, x):
+            return ops.ones(x.shape, ms.float32) * 3, ops.fill(ms.float32, x.shape, 2.0), x + 1
+
+    net = Buffers()
+    x = ms.Tensor(np.ones(2, np.float32))
+    for _ in range(3):
+        a, b, c = net(x)
+        assert a.asnumpy().tolist() == [3, 3] and b.asnumpy().tolist() == [2, 2]
+        assert c.asnumpy().tolist() == [2, 2]
+        a[0] = 7
+        b[1] = 9
+        c[0] = 5
+
+
 def test_scalar_inputs_and_outputs_keep_dtype_and_do_not_alias():
     class Id(nn.Cell):
         def construct(self, x, c):
