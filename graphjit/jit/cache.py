@@ -231,9 +231,13 @@ def _fast_key(args):
                 return None
             key.append((a._dtype, d.shape))
             arrays.append(d)
-        elif ta in _FAST_CONSTANTS:
+        elif ta is float and not (a and a == a):
+            if a != a:          # a NaN: unequal to itself, it would add a key a call
+                return None
             # -0.0 == 0.0 but folds to another graph (x / -0.0 is -inf)
-            key.append((ta, a) if ta is not float or a else (ta, a, math.copysign(1.0, a)))
+            key.append((ta, a, math.copysign(1.0, a)))
+        elif ta in _FAST_CONSTANTS:
+            key.append((ta, a))
         else:
             return None
     return tuple(key), arrays

@@ -166,6 +166,7 @@ def test_a_nan_constant_compiles_once():
     for _ in range(4):
         assert np.isnan(net(x, float("nan")).asnumpy()).all()
     assert len(cache_of(net)) == 1
+    assert len(_cache_for(net, type(net).construct).fast) <= 1   # no fast key a call
 
 
 def test_a_result_the_build_computed_is_a_new_tensor_each_call():
