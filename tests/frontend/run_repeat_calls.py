@@ -23,7 +23,8 @@ import warnings
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:0] = [HERE, os.path.dirname(HERE), os.path.dirname(os.path.dirname(HERE))]  # + the repo
+ROOT = os.path.dirname(os.path.dirname(HERE))       # the worktree's graphjit
+sys.path[:0] = [HERE, os.path.dirname(HERE), ROOT]
 
 import graphjit as ms                      # noqa: E402
 from graphjit.jit.api import compare_results  # noqa: E402
