@@ -14,9 +14,9 @@ from ..nn.cell import is_registered
 from ..common.parameter import Parameter, ParameterTuple
 from ..common.tensor import Tensor, TensorLike
 from .control_flow import build_boolop, build_compare, build_ifexp, condition_value
-from .indexing import index_dict, index_sequence
+from .indexing import index_dict, index_dict_by_text, index_sequence
 from .operators import BINOPS, UNOPS
-from .strings import formatted, has_runtime, percent
+from .strings import RuntimeString, formatted, has_runtime, percent
 from .values import (DynamicList, GraphTensor, Lent, LocalFunction, MaybeUndefined, Switch,
                      Undefined, active, as_graph, set_loc)
 
@@ -163,6 +163,8 @@ class ExpressionBuilder:
             return index_sequence(self, obj, key)
         if isinstance(obj, dict) and isinstance(key, GraphTensor):
             return index_dict(self, obj, key)
+        if isinstance(obj, dict) and isinstance(key, RuntimeString):
+            return index_dict_by_text(self, obj, key)
         if isinstance(key, slice) and any(isinstance(v, GraphTensor) for v in
                                           (key.start, key.stop, key.step)):
             raise UnsupportedSyntaxError(

@@ -12,6 +12,7 @@ from ..common.tensor import Tensor
 from ..ir.dtypes import int64 as dt_int64
 from ..ir.errors import UnsupportedSyntaxError
 from .joins import _KORDER, _WEAK_DEFAULT, _info, _kind
+from .strings import RuntimeString
 from .values import GraphTensor
 
 if TYPE_CHECKING:
@@ -80,3 +81,23 @@ def index_dict(b: FunctionBuilder, d: dict, key: GraphTensor):
     ops.functional.runtime_check(ops.greater_equal(pos, 0), KeyError,
                                  "a key the dict does not have")
     return index_sequence(b, [d[k] for k in keys], pos)
+
+
+def index_dict_by_text(b: FunctionBuilder, d: dict, key: RuntimeString):
+    """d[key] for a name given one string on each path of an If on a tensor condition
+    (`k = "a" if n > 1 else "b"`): d["a"] or d["b"], chosen by the If as the name is."""
+    p = key.pieces
+    if len(p) == 1 and isinstance(p[0], tuple) and p[0][0] == "pick" and all(
+            isinstance(s, str) for s in p[0][2]):
+        a, c = p[0][2]
+        missing = [k for k in (a, c) if k not in d]
+        if not missing:
+            return index_sequence(b, [d[a], d[c]], p[0][1])
+        raise UnsupportedSyntaxError(
+            f"indexing a dict with a string chosen by a tensor value, one of whose choices "
+            f"({', '.join(map(repr, missing))}) the dict does not have",
+            hint="give the name only keys the dict has")
+    raise UnsupportedSyntaxError(
+        "indexing a dict with a string made when the graph runs (only a name given one "
+        "Python str on each path of an If can be looked up)",
+        hint="index with a Python str, e.g. d['a'] if cond else d['b']")

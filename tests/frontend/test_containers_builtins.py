@@ -134,3 +134,26 @@ def test_rows_of_several_elements_have_no_truth_in_either_mode():
             g = f if mode == ms.PYNATIVE_MODE else ms.jit(f)
             with pytest.raises(ValueError, match="truth value of a Tensor with 2 elements"):
                 g(T([[1, 2], [3, 4]]))
+
+
+def test_a_dict_indexed_by_a_string_a_tensor_condition_chose():
+    """`k = "a" if n > 1 else "b"; d[k]`: the If picks the value as it picks the name
+    (it leaked a KeyError for '<a string made when the graph runs>' while building)."""
+    def make():
+        def f(x, n):
+            d = {"a": x, "b": x * 2, "c": x - 1}
+            k = "a" if n > 1 else "b"
+            return d[k] + len(d)
+        return f
+    assert run_both(make, T([1.0, 2.0]), T(2))[0].asnumpy().tolist() == [4.0, 5.0]
+    assert run_both(make, T([1.0, 2.0]), T(0))[0].asnumpy().tolist() == [5.0, 7.0]
+
+
+def test_a_dict_indexed_by_a_chosen_string_it_may_not_have_is_refused_clearly():
+    def f(x, n):
+        d = {"a": x}
+        k = "a" if n > 1 else "z"
+        return d[k]
+    ms.set_context(mode=ms.GRAPH_MODE)
+    with pytest.raises(ms.UnsupportedSyntaxError, match=r"\('z'\) the dict does not have"):
+        ms.jit(f)(T([1.0]), T(2))
