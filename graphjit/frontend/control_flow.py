@@ -27,7 +27,9 @@ from ..ir.errors import (ShapeInferenceError, ShapeJoinError, TypeJoinError,
 from ..ir.graph import Graph
 from ..ir.types import num_elements
 from . import analysis
+from .indexing import contains_text
 from .membership import contains, involves_tensors
+from .strings import RuntimeString
 from .operators import CMPOPS
 from .state import BRK, CONT, FLAGS, LEFT, RAISED, RET, RETVAL
 from .values import (Collector, DynamicList, GraphContext, GraphTensor, MaybeUndefined,
@@ -529,6 +531,8 @@ def _identity_of_weak_bool(a, b):
 
 
 def _contains(b, container, x, node):
+    if isinstance(x, RuntimeString):
+        return contains_text(container, x)
     if isinstance(container, (GraphTensor, DynamicList)) or (
             isinstance(container, (list, tuple)) and involves_tensors(container, x)):
         return contains(container, x, lambda v: condition_value(b, v, node))

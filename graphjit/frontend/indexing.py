@@ -101,3 +101,26 @@ def index_dict_by_text(b: FunctionBuilder, d: dict, key: RuntimeString):
         "indexing a dict with a string made when the graph runs (only a name given one "
         "Python str on each path of an If can be looked up)",
         hint="index with a Python str, e.g. d['a'] if cond else d['b']")
+
+
+def contains_text(container, key: RuntimeString):
+    """`key in container` (a Python str, list, tuple, set or dict of constants) for a name
+    given one Python str on each path of an If on a tensor condition: the If's choice
+    decides, as it decides the name; other run-time strings are refused."""
+    p = key.pieces
+    if not (len(p) == 1 and isinstance(p[0], tuple) and p[0][0] == "pick" and all(
+            isinstance(s, str) for s in p[0][2])) or not isinstance(
+            container, (str, list, tuple, set, frozenset, dict)) or any(
+            isinstance(v, (GraphTensor, Tensor, RuntimeString)) for v in container):
+        raise UnsupportedSyntaxError(
+            "`in` with a string made when the graph runs (only a name given one Python str "
+            "on each path of an If, looked up in constants, is decided when it runs)",
+            hint="test the condition that chose the string instead")
+    which, (a, c) = p[0][1], p[0][2]
+    in_a, in_c = a in container, c in container
+    if in_a == in_c:
+        return in_a
+    picked_c = ops.not_equal(which, 0)          # the pick: 0 chooses a, 1 chooses c
+    out = picked_c if in_c else ops.logical_not(picked_c)
+    out.weak = True                             # stands for a Python bool
+    return out

@@ -86,7 +86,10 @@ class RuntimeString:
             _refuse(f"str.{name}()")
         raise AttributeError(f"a string has no attribute '{name}'")
 
-    __hash__ = object.__hash__
+    def __hash__(self):
+        # by identity, a dict lookup or `in` missed silently where eager mode found the
+        # text (`k in d`, d.get(k) with k = "a" if n > 1 else "b")
+        _refuse("looking up (as a dict key or set member)")
 
 
 def has_runtime(v) -> bool:

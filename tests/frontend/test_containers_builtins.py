@@ -157,3 +157,35 @@ def test_a_dict_indexed_by_a_chosen_string_it_may_not_have_is_refused_clearly():
     ms.set_context(mode=ms.GRAPH_MODE)
     with pytest.raises(ms.UnsupportedSyntaxError, match=r"\('z'\) the dict does not have"):
         ms.jit(f)(T([1.0]), T(2))
+
+
+def test_in_with_a_string_a_tensor_condition_chose():
+    """`k in d` decided by the If that chose k (it was False, a lookup by identity)."""
+    def make():
+        def f(x, n):
+            d = {"a": x, "z": x}
+            k = "a" if n > 1 else "b"
+            return k in d, k not in ("b", "c"), k in "ab", x
+        return f
+    for n, expected in ((2, (True, True, True)), (0, (False, False, True))):
+        got, _ = run_both(make, T([1.0]), T(n))
+        assert tuple(bool(v) for v in got[:3]) == expected, (n, got)
+
+
+def test_other_lookups_of_a_chosen_string_are_refused_not_missed():
+    """d.get(k) and d[k] = v with k made when the graph runs: a clear refusal (the
+    lookup hashed it by identity and silently missed)."""
+    def get(x, n):
+        d = {"a": x, "b": x * 2}
+        k = "a" if n > 1 else "b"
+        return d.get(k, x)
+
+    def store(x, n):
+        d = {}
+        k = "a" if n > 1 else "b"
+        d[k] = x
+        return d["a"]
+    ms.set_context(mode=ms.GRAPH_MODE)
+    for f in (get, store):
+        with pytest.raises(ms.UnsupportedSyntaxError, match="looking up"):
+            ms.jit(f)(T([1.0]), T(0))
