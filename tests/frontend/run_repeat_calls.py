@@ -45,7 +45,7 @@ def _scribble(result, inputs):
             tensor[...] = 77        # in place, through the Tensor (asnumpy() is a copy)
 
 
-_TMP = tempfile.mkdtemp(prefix="repeat_cells_")
+_TMP = []          # the directory of the Cells' source files, made on first use
 _count = [0]
 
 
@@ -54,7 +54,9 @@ def as_cell(fn):
     function the construct calls)."""
     names = ", ".join(inspect.signature(fn).parameters)
     _count[0] += 1
-    path = os.path.join(_TMP, f"cell_{_count[0]}.py")
+    if not _TMP:
+        _TMP.append(tempfile.mkdtemp(prefix="repeat_cells_"))
+    path = os.path.join(_TMP[0], f"cell_{_count[0]}.py")
     with open(path, "w") as f:
         f.write("from graphjit import nn\n\n\ndef make(fn):\n"
                 "    class Net(nn.Cell):\n"
