@@ -31,26 +31,9 @@ import numpy as np   # noqa: E402
 import graphjit as ms   # noqa: E402
 
 from workloads import all_workloads   # noqa: E402
+from timing import cpu_time_per_call   # noqa: E402
 
 
-def cpu_time_per_call(fn, budget=0.2, repeat=5) -> float:
-    """Best of `repeat` CPU-time measurements, each of enough calls to fill `budget`."""
-    fn()
-    t = time.process_time()
-    n = 0
-    while True:
-        fn()
-        n += 1
-        if time.process_time() - t >= budget / 4 or n >= 10_000:
-            break
-    number = max(1, int(n * budget / 4 / max(time.process_time() - t, 1e-9)))
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.process_time()
-        for _ in range(number):
-            fn()
-        best = min(best, (time.process_time() - t) / number)
-    return best
 
 
 def as_numpy(out):
