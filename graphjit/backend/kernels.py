@@ -11,6 +11,7 @@ import numpy as np
 from ..ir.fp_errors import FP_IGNORED, FP_STATE, ignore_fp_errors, restore_fp_errors
 from ..ir.registry import get_op
 from ..ir.types import num_elements
+from .gemm import blocked_matmul
 
 __all__ = ["truth", "is_one_element_bool", "node_kernel", "operator_of", "call_text",
            "EXPRESSIONS", "ignore_fp_errors", "restore_fp_errors", "FP_STATE", "FP_IGNORED"]
@@ -105,12 +106,18 @@ def _expand_dims(node, em, x):
 
 def _matmul(node, em, x, y):
     """`x @ y`, or for two float matrices `np.dot(x, y)` (transposes as `.T` views), as
-    the kernel computes them (ir.defs.nn)."""
+    the kernel computes them (ir.defs.nn); by a constant matrix, row blocks where they
+    give the same bits faster (backend.gemm)."""
     (a, b), o = (v.type for v in node.inputs), node.outputs[0].type
     if a.dtype is not o.dtype or b.dtype is not o.dtype or not a.rank or not b.rank:
         return None
     ta, tb = node.attrs.get("transpose_a"), node.attrs.get("transpose_b")
     if a.rank == 2 and b.rank == 2 and o.dtype.np in (np.float32, np.float64):
+        w = em.consts.get(id(node.inputs[1]))
+        if w is not None and not ta and a.shape is not None:
+            blocked = blocked_matmul(node_kernel(node), a.shape, w, bool(tb))
+            if blocked is not None:         # a constant matrix: row blocks (backend.gemm)
+                return f"{em.glob(blocked, '_blocked')}({x})"
         return (f"{em.ref(np.dot, 'dot')}({x}{'.T' if ta else ''}, "
                 f"{y}{'.T' if tb else ''})")
     if ta or tb:
