@@ -215,6 +215,7 @@ def power_step(n: int):
     def step(x, out):
         return integer_power(x, n, out)
     step.__name__ = f"integer_power_{n}" if n >= 0 else f"integer_power_m{-n}"
+    step.exponent = n          # blocked kernels share the squares of x (backend.fusion)
     return step
 
 

@@ -93,6 +93,7 @@ def test_the_blocked_fused_kernel_gives_the_same_bits(dtype, monkeypatch):
     """A large chain runs over cache-sized blocks; the power inside gives the bits of
     eager mode's kernel, which widens a large array a chunk at a time."""
     monkeypatch.setattr(fusion, "MIN_BLOCKED_BYTES", 64)
+    monkeypatch.setattr(fusion, "MIN_BLOCKED_POWER_BYTES", 64)
     monkeypatch.setattr(fusion, "BLOCK_BYTES", 256)
     rng = np.random.default_rng(1)
     x = (rng.standard_normal(100_003) * 4).astype(dtype)
@@ -107,7 +108,40 @@ def test_the_blocked_fused_kernel_gives_the_same_bits(dtype, monkeypatch):
         graph = jf(ms.Tensor(x)).asnumpy()
         assert same_bits(eager, graph)
         src = cache_of(jf)[0].plan.source
-        assert "integer_power_3" in src and "for b in range" in src    # fused, blocked
+        assert "for b in range" in src                                 # fused, blocked
+        # the blocks form the powers themselves: v widened once for v ** -2 and v ** 7,
+        # (v * 0.5) once for its cube
+        block = src[src.index("for b in range"):src.index("return o")]
+        assert "integer_power" not in block and block.count("_copyto") == 2 + 3
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(x=bases(), ns=st.lists(st.integers(-4, 8), min_size=2, max_size=4),
+       as_float=st.booleans())
+def test_powers_of_one_x_in_a_blocked_kernel_agree_with_eager_mode(x, ns, as_float):
+    """Several powers of one x in one blocked kernel share x widened and its squares;
+    each still gets eager mode's bits (blocks of 8 elements: a short last block)."""
+    es = [float(n) if as_float else n for n in ns]
+
+    def f(v):
+        r = v * 1.0
+        for e in es:
+            r = r + v ** e
+        return r
+
+    saved = fusion.MIN_BLOCKED_BYTES, fusion.MIN_BLOCKED_POWER_BYTES, fusion.BLOCK_BYTES
+    fusion.MIN_BLOCKED_BYTES = fusion.MIN_BLOCKED_POWER_BYTES = 16
+    fusion.BLOCK_BYTES = 64
+    try:
+        with np.errstate(all="ignore"):
+            eager = _eager(f, x)
+            jf = _graph_of(f)
+            graph = jf(ms.Tensor(x)).asnumpy()
+        assert same_bits(eager, graph), (x, ns)
+        assert "for b in range" in cache_of(jf)[0].plan.source
+    finally:
+        fusion.MIN_BLOCKED_BYTES, fusion.MIN_BLOCKED_POWER_BYTES, fusion.BLOCK_BYTES = saved
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
