@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["FP_STATE", "FP_IGNORED", "ignore_fp_errors", "restore_fp_errors"]
+__all__ = ["FP_STATE", "FP_IGNORED", "ignore_fp_errors", "restore_fp_errors",
+           "ignored_with_buffer"]
 
 try:
     from numpy._core._ufunc_config import _extobj_contextvar as FP_STATE
@@ -35,3 +36,22 @@ def restore_fp_errors(token) -> None:
         FP_STATE.reset(token)
     else:
         np.seterr(**token)
+
+
+_WITH_BUFFER = {}
+
+
+def ignored_with_buffer(size: int):
+    """FP_IGNORED with numpy's ufunc buffer of `size` elements (a multiple of 16), to
+    set as FP_STATE around one ufunc call; None on numpy without FP_STATE."""
+    if FP_STATE is None:
+        return None
+    state = _WITH_BUFFER.get(size)
+    if state is None:
+        with np.errstate(all="ignore"):
+            old = np.setbufsize(size)
+            try:
+                state = _WITH_BUFFER[size] = FP_STATE.get()
+            finally:
+                np.setbufsize(old)
+    return state

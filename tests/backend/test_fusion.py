@@ -125,19 +125,22 @@ def small_blocks(monkeypatch):
 @settings(max_examples=300, deadline=None, derandomize=True, database=None,
           suppress_health_check=list(HealthCheck))
 @given(g=chains(), seed=st.integers(0, 2 ** 16), layout=st.sampled_from(["C", "F", "C"]),
-       blocked=st.booleans())
-def test_fused_chains_give_the_bits_of_the_unfused_kernels(g, seed, layout, blocked):
+       blocked=st.booleans(), row_buffers=st.booleans())
+def test_fused_chains_give_the_bits_of_the_unfused_kernels(g, seed, layout, blocked,
+                                                           row_buffers):
     rng = np.random.default_rng(seed)
     args = [sample(rng, p.type.dtype, shape) for p, shape in zip(g.params, g.runtime_shapes)]
     if layout == "F":
         args = [np.asfortranarray(a) if a.ndim > 1 else a for a in args]
-    old = fusion.MIN_BLOCKED_BYTES, fusion.BLOCK_BYTES
+    old = fusion.MIN_BLOCKED_BYTES, fusion.BLOCK_BYTES, fusion.ROW_BUFFER_MIN
     if blocked:
         fusion.MIN_BLOCKED_BYTES, fusion.BLOCK_BYTES = 16, 96
+    if row_buffers:               # rows of 16 and more run with a one-row ufunc buffer
+        fusion.ROW_BUFFER_MIN = 16
     try:
         cg = compile_graph(g)
     finally:
-        fusion.MIN_BLOCKED_BYTES, fusion.BLOCK_BYTES = old
+        fusion.MIN_BLOCKED_BYTES, fusion.BLOCK_BYTES, fusion.ROW_BUFFER_MIN = old
     want = reference(g, args)
     kept = [a.copy() for a in args]
     assert_same_bits(cg(*args), want)
