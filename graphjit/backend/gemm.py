@@ -111,8 +111,8 @@ def _same_bits(kernel: Callable, shape_x, shape_w, dtype, transpose_b: bool,
     same = _SAME_BITS.get(key)
     if same is None:
         rng = np.random.default_rng(20261203)
-        x = rng.standard_normal(shape_x).astype(dtype)
-        w = rng.standard_normal(shape_w).astype(dtype)
+        x = rng.standard_normal(shape_x, dtype=dtype)
+        w = rng.standard_normal(shape_w, dtype=dtype)
         wt = _aligned(w.T if transpose_b else w)
         m, k = shape_x
         got = np.matmul(x.reshape(m // rows, rows, k), wt).reshape(m, wt.shape[1])
