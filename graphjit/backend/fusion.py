@@ -451,8 +451,14 @@ def _block_body(em, kernel: Kernel, loads, xs):
                 for b in chains.pop(id(args[0])):
                     scratch.give(b, wide)
         else:
+            rows = _row_buffer(em, node, recipe, args, texts)
+            if rows is not None:
+                token = em.fresh("t")
+                lines.append((f"{token} = _fp.set({rows})", node))
             for text in _step_lines(em, recipe.steps, texts, target):
                 lines.append((text, node))
+            if rows is not None:
+                lines.append((f"_fp.reset({token})", node))
         text_of[id(out)] = target
         buf_dtype[id(out)] = odt
         for v in {id(v): v for v in args}.values():
