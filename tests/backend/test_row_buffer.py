@@ -9,6 +9,7 @@ from graphjit import nn, ops
 from graphjit.backend.executor import compile_graph
 from graphjit.ir import Graph, TensorType, dtypes as dt, verify
 from graphjit.ir.fp_errors import FP_STATE
+from graphjit.ir.registry import get_op
 
 from helpers import run_both
 
@@ -77,3 +78,24 @@ def test_softmax_and_layernorm_match_eager_mode_bit_for_bit(dtype):
     graph, eager = run_both(lambda: LayerNorm(g, b), ms.Tensor(x))
     assert graph.asnumpy().tobytes() == eager.asnumpy().tobytes()
     assert np.getbufsize() == 8192
+
+
+@pytest.mark.parametrize("name", ["Softmax", "LogSoftmax"])
+@pytest.mark.parametrize("shape, axis", [((64, 1000), -1), ((4, 8, 300), 2), ((300, 40), -1),
+                                         ((1000, 30), 0), ((2, 5000), (-1,))])
+def test_softmax_kernels_give_the_plain_formulas_bits(name, shape, axis):
+    """The kernels broadcast with one-row buffers and exponentiate in place; the values
+    are those of m = max, e = exp(x - m), e / sum(e) (and x - m - log(sum(e)))."""
+    t = TensorType(dt.float32, shape)
+    kernel = get_op(name).make_kernel([t], [t], {"axis": axis})
+    x = np.random.default_rng(2).standard_normal(shape).astype(np.float32) * 5
+    x.reshape(-1)[:4] = [np.inf, -np.inf, np.nan, -0.0]
+    before = np.getbufsize()
+    with np.errstate(all="ignore"):
+        got = kernel(x)
+        m = np.max(x, axis=axis, keepdims=True)
+        e = np.exp(x - m)
+        s = np.sum(e, axis=axis, keepdims=True)
+        want = x - m - np.log(s) if name == "LogSoftmax" else e / s
+    assert np.getbufsize() == before
+    assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
