@@ -37,10 +37,11 @@ the unfused code gives it. In a block, the integer powers of one x that
 integer_power forms in a wider dtype (x ** 3 and x ** 4 of float32) share x widened
 and its squares, each multiplication as integer_power does it. Blocks split the
 leading axis (or the flattened array when every operand is whole or one element),
-and operands that broadcast are views
-of the whole output shape; an operand whose layout would make numpy pick another
-inner loop for an inexact op (not C-contiguous, or an unknown dim that broadcasts)
-sends the call down the inline path.
+and operands that broadcast are views of the whole output shape; an operand whose
+layout would make numpy pick another inner loop for an inexact op (not C-contiguous,
+or an unknown dim that broadcasts) sends the call down the inline path. An exact op
+that broadcasts over rows of 256 to 8191 elements runs with a ufunc buffer of one
+row (_row_buffer).
 """
 from __future__ import annotations
 
@@ -254,6 +255,7 @@ def _row_buffer(em, node, recipe, args, texts) -> Optional[str]:
     d = shape[-1]
     if not ROW_BUFFER_MIN <= d < np.getbufsize():
         return None
+
     def broadcasts(v, text):
         arr = em.env.get(text)          # a constant's global (expanded ahead, or not)
         s = arr.shape if isinstance(arr, np.ndarray) else v.type.shape

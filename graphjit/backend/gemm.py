@@ -14,6 +14,9 @@ W a graph constant:
                                        # matmul(x.reshape(8, 8, 256), W64).reshape(64, 256)
                                        # W64: c1 copied to 64-byte aligned memory
 
+A constant used transposed (`x @ W.T`, a Dense layer's weight) is transposed once
+into W64: the blocked NN product takes 57 us where numpy's NT call takes 92.
+
 Bit for bit: eager mode computes x @ W with one BLAS call (the MatMul kernel). Both
 OpenBLAS kernels accumulate each output as one fused multiply-add chain over k, so
 they agree while K fits one block of the packed kernel (K <= 256 here; K = 512 does
