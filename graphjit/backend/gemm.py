@@ -107,15 +107,16 @@ _SAME_BITS: Dict[Tuple, bool] = {}
 
 
 def _same_bits(kernel: Callable, shape_x, shape_w, dtype, transpose_b: bool,
-               rows: int) -> bool:
+               rows: int, order: str = "C") -> bool:
     """Whether the blocked product gives kernel's bits on random operands of these
-    shapes (cached per shape: the answer is the BLAS's order of summation)."""
-    key = (np.dtype(dtype).str, tuple(shape_x), tuple(shape_w), transpose_b, rows)
+    shapes, the matrix in this memory order (which picks numpy's BLAS call); cached:
+    the answer is the BLAS's order of summation."""
+    key = (np.dtype(dtype).str, tuple(shape_x), tuple(shape_w), transpose_b, rows, order)
     same = _SAME_BITS.get(key)
     if same is None:
         rng = np.random.default_rng(20261203)
         x = rng.standard_normal(shape_x, dtype=dtype)
-        w = rng.standard_normal(shape_w, dtype=dtype)
+        w = np.asarray(rng.standard_normal(shape_w, dtype=dtype), order=order)
         wt = _aligned(w.T if transpose_b else w)
         m, k = shape_x
         got = np.matmul(x.reshape(m // rows, rows, k), wt).reshape(m, wt.shape[1])
@@ -146,7 +147,9 @@ def blocked_matmul(kernel: Callable, shape_x, w, transpose_b: bool) -> Optional[
     if (w.shape[1] if transpose_b else w.shape[0]) != k:
         return None
     rows = _block_rows(m, k, n, w.itemsize, limit)
-    if rows is None or not _same_bits(kernel, shape_x, w.shape, w.dtype, transpose_b, rows):
+    order = "C" if w.flags.c_contiguous else "F" if w.flags.f_contiguous else None
+    if rows is None or order is None or \
+            not _same_bits(kernel, shape_x, w.shape, w.dtype, transpose_b, rows, order):
         return None
     wt = _aligned(w.T if transpose_b else w)
     blocks, out = (m // rows, rows, k), (m, n)

@@ -68,7 +68,7 @@ def test_no_blocks_when_they_would_round_differently(monkeypatch):
         return np.dot(a[:, :128], b[:128]) + np.dot(a[:, 128:], b[128:])
     w = np.random.default_rng(2).standard_normal((256, 256)).astype(np.float32)
     assert gemm.blocked_matmul(halves, (64, 256), w, False) is None
-    assert gemm._SAME_BITS == {("<f4", (64, 256), (256, 256), False, 8): False}
+    assert gemm._SAME_BITS == {("<f4", (64, 256), (256, 256), False, 8, "C"): False}
 
 
 def test_no_blocks_without_a_known_small_kernel(monkeypatch):
@@ -136,3 +136,23 @@ def test_the_plan_calls_the_blocked_product_for_a_constant_matrix_only():
     wv = np.asarray(w.producer.attrs["value"])
     a, b = cg(xv, wv)
     assert a.tobytes() == b.tobytes() == np.dot(xv, wv).tobytes()
+
+
+@needs_small_kernel
+@pytest.mark.parametrize("layout", ["F", "strided"])
+def test_a_constant_in_another_layout_is_checked_in_that_layout(layout):
+    """numpy calls BLAS with the matrix transposed when it is Fortran-ordered (another
+    kernel, maybe other bits): the check uses that layout; a strided one is not
+    blocked."""
+    rng = np.random.default_rng(6)
+    base = rng.standard_normal((256, 512)).astype(np.float32)
+    w = np.asfortranarray(base[:, :256]) if layout == "F" else base[:, ::2]
+    f = gemm.blocked_matmul(np.dot, (64, 256), w, False)
+    if layout == "strided":
+        assert f is None
+        return
+    key = ("<f4", (64, 256), (256, 256), False, 8, "F")
+    assert key in gemm._SAME_BITS and (f is not None) == gemm._SAME_BITS[key]
+    x = rng.standard_normal((64, 256)).astype(np.float32)
+    if f is not None:
+        assert f(x).tobytes() == np.dot(x, w).tobytes()
