@@ -50,7 +50,7 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
-from ..ir.defs.integer_pow import wide_dtype
+from ..ir.defs.integer_pow import integer_power, wide_dtype
 from ..ir.fp_errors import FP_STATE, ignored_with_buffer
 from ..ir.types import is_static, num_elements
 from .kernels import call_text
@@ -228,7 +228,12 @@ def emit_plain(em, kernel: Kernel, names: _Names, depth: int,
                 target = result
         else:
             target = result if final and result is not None else em.fresh()
-            em.line(depth, f"{target} = {call_text(em, node, texts)}", node)
+            n = _power_exponent(recipe)
+            if n is not None:           # the kernel's own call, without its dispatch
+                text = f"{em.ref(integer_power)}({texts[0]}, {n})"
+            else:
+                text = call_text(em, node, texts)
+            em.line(depth, f"{target} = {text}", node)
         if rows is not None:
             em.line(depth, f"_fp.reset({token})", node)
         names.map[id(out)] = target
@@ -471,15 +476,22 @@ def _block_body(em, kernel: Kernel, loads, xs):
     return lines, scratch
 
 
+def _power_exponent(recipe) -> Optional[int]:
+    """n for a recipe that is integer_power(x, n) of its input as it is."""
+    steps = recipe.steps
+    if len(steps) != 1 or recipe.casts[0] is not None:
+        return None
+    return getattr(steps[0].fn, "exponent", None)
+
+
 def _widened_powers(kernel: Kernel) -> Dict[int, Tuple[int, np.dtype]]:
     """{node index: (n, wide dtype)} for the kernel's powers x ** n that integer_power
     forms in a wider dtype (every n but 0, 1, 2 and -1), x used as it is."""
     found = {}
     for i, recipe in enumerate(kernel.recipes):
-        steps = recipe.steps
-        n = getattr(steps[0].fn, "exponent", None) if len(steps) == 1 else None
+        n = _power_exponent(recipe)
         wide = wide_dtype(recipe.out)
-        if n not in (None, 0, 1, 2, -1) and wide is not None and recipe.casts[0] is None:
+        if n not in (None, 0, 1, 2, -1) and wide is not None:
             found[i] = (n, wide)
     return found
 
