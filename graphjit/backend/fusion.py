@@ -73,9 +73,10 @@ BLOCK_BYTES = 128 * 1024
 MIN_BLOCKED_BYTES = 4 << 20
 # The same for kernels with a power that integer_power widens (x ** 3 of float32 is
 # formed in float64), whose blocks share the squares of x (_power_lines). The
-# polynomial x**3 - 2*x**2 + x**4*0.25 on float32 (numpy's `x*x*x - ...` = 1.00): 64K
-# elements 2.1 both ways, 256K 1.59 inline and 1.35 blocked, 1M 1.15 and 0.85.
-MIN_BLOCKED_POWER_BYTES = 256 << 10
+# polynomial x**3 - 2*x**2 + x**4*0.25 on float32 (numpy's `x*x*x - ...` = 1.00),
+# inline and blocked: 32K elements 1.9-2.3 and 1.2-1.4, 64K 2.0 and 1.7, 1M 1.15
+# and 0.75.
+MIN_BLOCKED_POWER_BYTES = 128 << 10
 # Rows at least this long run an exact op with a broadcast operand with a ufunc buffer
 # of one row (_row_buffer)
 ROW_BUFFER_MIN = 256
