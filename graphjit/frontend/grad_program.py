@@ -36,6 +36,8 @@ def target_of(fn):
     """(function, self object or None, owner of its compile cache, name) of what a
     gradient function differentiates."""
     from ..nn import Cell
+    if isinstance(fn, GradFunction):
+        return _call_gradient, _GradCall(fn), fn, "grad"
     if isinstance(fn, Cell):
         construct = type(fn).construct
         # an @ms.jit construct: its function (the gradient program compiles it anyway)
@@ -53,6 +55,17 @@ def target_of(fn):
     if isinstance(call, types.FunctionType):
         return call, fn, fn, type(fn).__name__
     raise TypeError(f"cannot differentiate {type(fn).__name__}: give a function or a Cell")
+
+
+class _GradCall:
+    """A gradient function as the object whose method a higher-order gradient builds."""
+
+    def __init__(self, gf):
+        self.gf = gf
+
+
+def _call_gradient(self, *args, **kwargs):
+    return self.gf(*args, **kwargs)
 
 
 class GradProgram:
@@ -211,11 +224,6 @@ def _map_tensors(x, fn):
 def call_grad_inline(b, gf: GradFunction, args, kwargs, node):
     """A GradFunction called from the function being built: its gradient graph is built
     from fn's source and inlined into the graph being built."""
-    if getattr(b.c, "grad_depth", 0):
-        raise UnsupportedSyntaxError(
-            "a gradient taken inside a function being differentiated (a higher-order "
-            "gradient), which graphjit does not support", loc=b.loc(node),
-            hint="differentiate once; compute the inner gradient outside the function")
     if isinstance(gf, _AllInputs):
         gf = gf.bind_positions(args, kwargs)
     args, kwargs, sens = gf.split_sens(args, kwargs)

@@ -5,3 +5,4 @@ from . import conv, norm, random, sorting  # noqa: F401,E402
 from . import state, optimizers, collective  # noqa: F401,E402
 from . import elementwise_grad, reduction_grad, shape_grad, nn_grad  # noqa: F401
 from . import conv_grad, norm_grad, sorting_grad, state_grad  # noqa: F401
+from . import grad_ops_grad  # noqa: F401,E402

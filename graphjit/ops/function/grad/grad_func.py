@@ -58,9 +58,6 @@ class GradFunction:
     def __init__(self, fn, positions: Optional[Tuple[int, ...]], weights, *,
                  has_aux=False, get_value=False, sens_param=False, single_position=False,
                  single_weight=False, return_ids=False):
-        if isinstance(fn, GradFunction):
-            raise NotImplementedError("gradients of gradient functions (higher-order "
-                                      "gradients) are not supported")
         if not callable(fn):
             raise TypeError(f"the function to differentiate must be a function or a Cell, "
                             f"got {type(fn).__name__}")
@@ -146,6 +143,11 @@ class GradFunction:
 
     # -- PYNATIVE --------------------------------------------------------------------------------
     def eager(self, args, kwargs):
+        if isinstance(self.fn, GradFunction):
+            # a gradient of a gradient function: the tape runs backward passes on arrays,
+            # which no tape records; the graph of the inner gradient is differentiated
+            # instead (the same rules, so the values eager differentiation would give)
+            return compiler.call_grad(self, args, kwargs)
         args, kwargs, sens = self.split_sens(args, kwargs)
         self.check_positions(args)
         weights = list(self.weights or ())
