@@ -90,6 +90,10 @@ def build_for(b: FunctionBuilder, node: ast.For):
     graph_iter = isinstance(it, (GraphTensor, DynamicList, GraphRange, GraphEnumerate,
                                  GraphZip))
     if not graph_iter:
+        if not isinstance(it, (range, list)) and not hasattr(it, "__iter__") and \
+                not hasattr(it, "__getitem__"):
+            # MindSpore's wording ("... object is not iterable in graph mode")
+            raise TypeError(f"'{type(it).__name__}' object is not iterable in graph mode")
         items = it if isinstance(it, range) else list(it) if not isinstance(it, list) else it
         n = len(items)
         if isinstance(items, range) and n > b.c.max_unroll:
