@@ -102,7 +102,31 @@ def _has_unknown_len(x) -> bool:
     return isinstance(x, GRAPH_ITERABLES)
 
 
+class RangeArgumentsError(TypeError, RuntimeError):
+    """range() called with no argument or more than three: Python's TypeError, and
+    MindSpore's RuntimeError (its make_range's words)."""
+
+
+def _check_range_args(args, kwargs):
+    """MindSpore's make_range checks, in its words (then Python's)."""
+    if kwargs:
+        raise TypeError("range() takes no keyword arguments")
+    if not 1 <= len(args) <= 3:
+        raise RangeArgumentsError(f"For 'make_range', the input size should within [1, 3] but "
+                                  f"got{len(args)} (range expected 1 to 3 arguments, got "
+                                  f"{len(args)})")
+    for i, a in enumerate(args):
+        if isinstance(a, float):
+            raise TypeError(f"For 'make_range', the {i}th input should be a int scalar but got "
+                            f"AbstractScalar (a Python float {a!r}: 'float' object cannot be "
+                            f"interpreted as an integer)")
+    if len(args) == 3 and isinstance(args[2], (int, np.integer)) and args[2] == 0:
+        raise ValueError("For 'range', the argument 'step' could not be 0. (range() arg 3 "
+                         "must not be zero)")
+
+
 def _range(b, args, kwargs, node):
+    _check_range_args(args, kwargs)
     args = [as_graph(a) for a in args]
     if any(isinstance(a, GraphTensor) for a in args):
         if len(args) == 1:

@@ -239,7 +239,13 @@ class ExpressionBuilder:
                 hint="use a Python int for the count, or build a tensor with ops.tile")
         if isinstance(node.op, ast.Mod) and isinstance(a, str) and has_runtime(b):
             return percent(a, b)
-        return BINOPS[type(node.op)](a, b)
+        try:
+            return BINOPS[type(node.op)](a, b)
+        except ZeroDivisionError as e:
+            # Python numbers folded while building: MindSpore's words, then Python's
+            what = ("Cannot perform modulo operation on zero." if isinstance(node.op, ast.Mod)
+                    else "The divisor could not be zero.")
+            raise ZeroDivisionError(f"{what} ({e})") from None
 
     def visit_UnaryOp(self, node):
         v = self.eval(node.operand)

@@ -29,12 +29,13 @@ class Primitive:
 def _prim(name, fn, arity, namespace):
     """A primitive class without construction arguments that applies fn, defined in
     namespace (the globals() of the operations module that lists it in its __all__)."""
-    if arity == 1:
-        def __call__(self, x):
-            return fn(x)
-    else:
-        def __call__(self, x, y):
-            return fn(x, y)
+    def __call__(self, *args):
+        if len(args) != arity:
+            # MindSpore's words ("S_Prim_" is its name for a primitive called this way)
+            raise TypeError(f"For 'S_Prim_{name}', the size of input should be {arity}, but "
+                            f"got {len(args)} ({name}() takes {arity} input"
+                            f"{'s' if arity > 1 else ''})")
+        return fn(*args)
     namespace[name] = type(name, (Primitive,), {
         "__call__": __call__, "__doc__": f"{name}()({'x' if arity == 1 else 'x, y'}): "
                                          f"ops.{fn.__name__}",

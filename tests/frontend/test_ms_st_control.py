@@ -22,3 +22,97 @@ def test_for_over_an_int_is_a_type_error_in_graph_mode(mode):
     with pytest.raises(TypeError, match="object is not iterable in graph mode"):
         control_flow_for_with_not_iterable_object()
     ms.set_context(mode=ms.GRAPH_MODE)
+
+
+# tests/st/syntax/simple_expression/test_operator.py: MindSpore's messages (Python's follow)
+from graphjit import Tensor, Parameter, nn
+from graphjit.ops import operations as P
+from graphjit.ops import functional as F
+
+
+def _net(body):
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.param_a = Parameter(Tensor(5, ms.int32), name="param_a")
+            self.mod = P.Mod()
+
+        construct = body
+    return Net()
+
+
+@pytest.mark.parametrize("body, cls, message", [
+    (lambda self, x: x + self.param_a + 5 / 0, ZeroDivisionError,
+     "The divisor could not be zero."),
+    (lambda self, x: x + self.param_a + 5 % 0, ZeroDivisionError,
+     "Cannot perform modulo operation on zero."),
+    (lambda self, x: x + self.param_a + self.mod(5), TypeError,
+     "For 'S_Prim_Mod', the size of input should be 2"),
+    (lambda self, x: F.typeof(x, x), TypeError,
+     "The Typeof operator must requires 1 argument, but the size of arguments is 2."),
+    (lambda self, x: x[1.01:None:None], TypeError, "Slice indices must be integers or bool."),
+    (lambda self, x: F.tuple_div((8, 14, 20), (2, 2)), ValueError,
+     "The size of inputs of 'tuple_div' operator must be the same"),
+    (lambda self, x: F.tuple_div((8, 14, 20), (2, 2, 2.0)), TypeError,
+     "The data type of inputs of 'tuple_div' operator should be an int64 number,"),
+    (lambda self, x: F.tuple_div((8, 14, 20), (2, 2, 0)), ValueError,
+     "The divisor value should not be 0"),
+    (lambda self, x: F.tuple_div((8, 14), (2, 3)), ValueError,
+     "The inputs of 'tuple_div' operator should be divisible,"),
+], ids=["div0", "mod0", "prim_arity", "typeof", "slice_float", "tuple_div_len",
+        "tuple_div_type", "tuple_div_zero", "tuple_div_divisible"])
+def test_mindspore_messages_for_bad_constants(body, cls, message):
+    ms.set_context(mode=ms.GRAPH_MODE)
+    with pytest.raises(cls, match=message):
+        _net(body)(Tensor([8, 10, 12], ms.int32))
+
+
+class RangeNone(nn.Cell):
+    def construct(self, x, y):
+        for _ in range():
+            x += y
+        return x
+
+
+class RangeFour(nn.Cell):
+    def construct(self, x, y):
+        for _ in range(1, 2, 3, 4):
+            x += y
+        return x
+
+
+class RangeStep0(nn.Cell):
+    def construct(self, x, y):
+        for _ in range(1, 2, 0):
+            x += y
+        return x
+
+
+class RangeFloatStop(nn.Cell):
+    def construct(self, x, y):
+        for _ in range(0, 0.02):
+            x += y
+        return x
+
+
+class RangeFloat(nn.Cell):
+    def construct(self, x, y):
+        for _ in range(3.00):
+            x += y
+        return x
+
+
+@pytest.mark.parametrize("net, cls, message", [
+    (RangeNone, RuntimeError, r"For 'make_range', the input size should within \[1, 3\] "
+                              r"but got0"),
+    (RangeFour, TypeError, r"the input size should within \[1, 3\] but got4"),
+    (RangeStep0, ValueError, "For 'range', the argument 'step' could not be 0."),
+    (RangeFloatStop, TypeError,
+     "For 'make_range', the 1th input should be a int scalar but got AbstractScalar"),
+    (RangeFloat, TypeError,
+     "For 'make_range', the 0th input should be a int scalar but got AbstractScalar"),
+], ids=["none", "four", "step0", "float_stop", "float_only"])
+def test_mindspore_messages_for_bad_ranges(net, cls, message):
+    ms.set_context(mode=ms.GRAPH_MODE)
+    with pytest.raises(cls, match=message):
+        net()(Tensor(2, ms.int32), Tensor(4, ms.int32))

@@ -271,7 +271,8 @@ def encode_index(key) -> tuple:
             for p in (k.start, k.stop, k.step):
                 if p is not None and (not isinstance(p, (int, np.integer)) or
                                       isinstance(p, bool)):
-                    raise TypeError(f"slice bounds must be ints or None, got {p!r}")
+                    raise TypeError(f"Slice indices must be integers or bool. (slice "
+                                    f"bounds must be ints or None, got {p!r})")
                 parts.append(None if p is None else int(p))
             if parts[2] == 0:
                 raise ValueError("slice step cannot be zero")

@@ -17,16 +17,20 @@ def tuple_div(x, y):
         raise TypeError(f"tuple_div takes two tuples, got {type(x).__name__} and "
                         f"{type(y).__name__}")
     if len(x) != len(y):
-        raise ValueError(f"tuple_div: the tuples must have one length, got {len(x)} and "
-                         f"{len(y)}")
+        raise ValueError(f"The size of inputs of 'tuple_div' operator must be the same, but "
+                         f"the size of divisor tuple is {len(y)}, the size of dividend tuple "
+                         f"is {len(x)}.")
     out = []
     for i, (a, b) in enumerate(zip(x, y)):
         if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in (a, b)):
-            raise TypeError(f"tuple_div: item {i} is {a!r} / {b!r}; the items must be ints")
+            raise TypeError(f"The data type of inputs of 'tuple_div' operator should be an "
+                            f"int64 number, but got {a!r} / {b!r} (item {i}).")
         if b == 0:
-            raise ValueError(f"tuple_div: item {i} divides by zero")
+            raise ValueError(f"The divisor value should not be 0! (item {i})")
         if a % b:
-            raise ValueError(f"tuple_div: item {i}: {a} is not divisible by {b}")
+            raise ValueError(f"The inputs of 'tuple_div' operator should be divisible, but "
+                             f"they are not divisible now, the dividend is {a}, the divisor "
+                             f"is {b} (item {i}).")
         out.append(int(a) // int(b))
     return tuple(out)
 
@@ -52,10 +56,14 @@ class TensorType:
     __str__ = __repr__
 
 
-def typeof(x):
+def typeof(*args):
     """The type of x, known while building: a TensorType for a tensor (its dtype
     inside), the dtype of a Python number (int64, float32, bool), else its Python type
     (MindSpore's F.typeof)."""
+    if len(args) != 1:
+        raise TypeError(f"The Typeof operator must requires 1 argument, but the size of "
+                        f"arguments is {len(args)}.")
+    (x,) = args
     if isinstance(x, TensorLike):
         if getattr(x, "weak", False):
             return {"b": dt.bool_, "i": dt.int64, "u": dt.int64}.get(x.dtype.kind,
