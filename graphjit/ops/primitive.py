@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
+
 __all__ = ["Primitive", "constexpr"]
 
 
@@ -26,15 +28,25 @@ class Primitive:
         return self
 
 
-def _prim(name, fn, arity, namespace):
+def _is_number(x) -> bool:
+    return isinstance(x, (bool, int, float, np.bool_, np.integer, np.floating))
+
+
+def _prim(name, fn, arity, namespace, needs_tensor=False):
     """A primitive class without construction arguments that applies fn, defined in
-    namespace (the globals() of the operations module that lists it in its __all__)."""
+    namespace (the globals() of the operations module that lists it in its __all__).
+    needs_tensor: called on Python numbers only it raises MindSpore's TypeError."""
     def __call__(self, *args):
         if len(args) != arity:
             # MindSpore's words ("S_Prim_" is its name for a primitive called this way)
             raise TypeError(f"For 'S_Prim_{name}', the size of input should be {arity}, but "
                             f"got {len(args)} ({name}() takes {arity} input"
                             f"{'s' if arity > 1 else ''})")
+        if needs_tensor and all(_is_number(a) for a in args):
+            types = ", ".join(f"{k}={type(a).__name__}" for k, a in zip("xy", args))
+            raise TypeError(f"Failed calling {name} with \"{name}()({types})\". For "
+                            f"'{name}', the element of 'x' must be one of Tensor, but got "
+                            f"Python numbers only: give at least one Tensor input")
         return fn(*args)
     namespace[name] = type(name, (Primitive,), {
         "__call__": __call__, "__doc__": f"{name}()({'x' if arity == 1 else 'x, y'}): "

@@ -116,3 +116,25 @@ def test_mindspore_messages_for_bad_ranges(net, cls, message):
     ms.set_context(mode=ms.GRAPH_MODE)
     with pytest.raises(cls, match=message):
         net()(Tensor(2, ms.int32), Tensor(4, ms.int32))
+
+
+# tests/st/syntax/simple_expression/test_math_ops.py: arithmetic primitives on two
+# Python numbers are a TypeError in MindSpore (with one tensor they compute)
+@pytest.mark.parametrize("mode", [ms.GRAPH_MODE, ms.PYNATIVE_MODE])
+@pytest.mark.parametrize("prim", ["Add", "Sub", "Mul", "Div", "Mod", "FloorDiv", "FloorMod"])
+def test_arithmetic_primitives_refuse_two_numbers(mode, prim):
+    ms.set_context(mode=mode)
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.op = getattr(P, prim)()
+
+        def construct(self, x, y):
+            return self.op(x, y)
+    with pytest.raises(TypeError, match=f"Failed calling {prim} with.*For '{prim}', the "
+                                        f"element of 'x' must be one of Tensor"):
+        Net()(4, 2)
+    out = Net()(Tensor([4.0, 6.0], ms.float32), 2)
+    assert out.dtype == ms.float32
+    ms.set_context(mode=ms.GRAPH_MODE)
