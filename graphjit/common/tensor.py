@@ -525,7 +525,8 @@ class Tensor(TensorLike):
     def __iter__(self):
         a = self._need_data()
         if a.ndim == 0:
-            raise TypeError("iteration over a 0-d tensor")
+            raise TypeError("Cannot iterate over a scalar tensor. (iteration over a "
+                            "0-d tensor)")
         tape = _tape.current()
         if tape is not None and tape.tracks(self):   # rows are Index ops on the tape
             for i in range(a.shape[0]):

@@ -149,6 +149,7 @@ def _range(b, args, kwargs, node):
 
 def _enumerate(b, args, kwargs, node):
     it = as_graph(args[0])
+    _no_scalar_tensor([it])
     start = args[1] if len(args) > 1 else kwargs.get("start", 0)
     if isinstance(it, GRAPH_ITERABLES) and _has_unknown_len(it) or isinstance(
             it, (GraphRange, GraphEnumerate, GraphZip, DynamicList)):
@@ -158,8 +159,16 @@ def _enumerate(b, args, kwargs, node):
     return list(enumerate(it, start))
 
 
+def _no_scalar_tensor(args):
+    for a in args:
+        if isinstance(a, (GraphTensor, Tensor)) and a.shape is not None and len(a.shape) == 0:
+            raise TypeError("Cannot iterate over a scalar tensor. (iteration over a 0-d "
+                            "tensor)")
+
+
 def _zip(b, args, kwargs, node):
     args = [as_graph(a) for a in args]
+    _no_scalar_tensor(args)
     if any(isinstance(a, (GraphRange, GraphEnumerate, GraphZip, DynamicList)) or
            (isinstance(a, GraphTensor) and _has_unknown_len(a)) for a in args):
         for a in args:
@@ -237,7 +246,8 @@ def _rows_of(b, x, node, what):
         raise UnsupportedSyntaxError(f"{what}() over a tensor of unknown rank",
                                      loc=b.loc(node), hint="give the input a known rank")
     if not s:
-        raise TypeError("iteration over a 0-d tensor")
+        raise TypeError("Cannot iterate over a scalar tensor. (iteration over a "
+                        "0-d tensor)")
     n_row = 1
     for d in s[1:]:
         n_row = None if d is None or n_row is None else n_row * d

@@ -67,8 +67,11 @@ def condition_value(b: FunctionBuilder, v, node=None):
     if isinstance(v, GraphTensor):
         n = num_elements(v.type.shape)
         if n is not None and n != 1:
+            shape = tuple(v.type.shape)
             raise ShapeInferenceError(
-                f"The truth value of a tensor with {n} elements ({v.type}) is ambiguous",
+                f"Only tensor which shape is () or (1,) can be converted to bool, but got "
+                f"tensor shape is {shape}: the truth value of a tensor with {n} elements "
+                f"({v.type}) is ambiguous",
                 loc=b.loc(node) if node is not None else None,
                 hint="reduce it first: use (x > 0).all() or .any()")
         if v.type.shape is not None and len(v.type.shape) > 1:
@@ -536,7 +539,12 @@ def _contains(b, container, x, node):
     if isinstance(container, (GraphTensor, DynamicList)) or (
             isinstance(container, (list, tuple)) and involves_tensors(container, x)):
         return contains(container, x, lambda v: condition_value(b, v, node))
-    return x in container
+    try:
+        return x in container
+    except TypeError as e:
+        if "is not iterable" in str(e):     # MindSpore's sentence ends with a full stop
+            raise TypeError(f"{e}.") from None
+        raise
 
 
 # -- return ---------------------------------------------------------------------------------------

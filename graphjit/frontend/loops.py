@@ -38,7 +38,8 @@ def loop_spec(b, it, node) -> LoopSpec:
         it = it.stacked(0)
     if isinstance(it, GraphTensor):
         if it.type.shape is not None and len(it.type.shape) == 0:
-            raise TypeError("iteration over a 0-d tensor")
+            raise TypeError("Cannot iterate over a scalar tensor. (iteration over a "
+                            "0-d tensor)")
         return LoopSpec([it], None, lambda i, s: ops.squeeze(s[0], 0),
                         f"rows of a tensor ({describe(it, b.c.param_source)})")
     if isinstance(it, GraphRange):

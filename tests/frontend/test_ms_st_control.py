@@ -1,5 +1,6 @@
 """Cases from MindSpore's own system tests (tests/st/control, tests/st/syntax), imports
 changed, that graphjit once answered differently: the message MindSpore's test matches."""
+import numpy as np
 import pytest
 
 import graphjit as ms
@@ -137,4 +138,49 @@ def test_arithmetic_primitives_refuse_two_numbers(mode, prim):
         Net()(4, 2)
     out = Net()(Tensor([4.0, 6.0], ms.float32), 2)
     assert out.dtype == ms.float32
+    ms.set_context(mode=ms.GRAPH_MODE)
+
+
+# tests/st/syntax/simple_expression: test_logic_and, test_member_in, test_zip_operation
+class LogicAnd(nn.Cell):
+    def construct(self, x, y):
+        return x and y
+
+
+def test_and_of_2x2_tensors_names_the_shape():
+    ms.set_context(mode=ms.GRAPH_MODE)
+    x = Tensor(np.ones([2, 2], np.int32))
+    with pytest.raises(ValueError, match=r"Only tensor which shape is \(\) or \(1,\) can be "
+                                         r"converted to bool, but got tensor shape is \(2, 2\)"):
+        LogicAnd()(x, x)
+
+
+class MemberIn(nn.Cell):
+    def construct(self, x, y):
+        return x in y
+
+
+def test_int_in_int_message():
+    ms.set_context(mode=ms.GRAPH_MODE)
+    with pytest.raises(TypeError, match=r"argument of type 'int' is not iterable\."):
+        MemberIn()(1, 2)
+
+
+@pytest.mark.parametrize("mode", [ms.GRAPH_MODE, ms.PYNATIVE_MODE])
+def test_zip_over_a_scalar_parameter(mode):
+    ms.set_context(mode=mode)
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.params1 = [Parameter(Tensor(np.ones(2), ms.float32), name="a")]
+            self.param = Parameter(Tensor(5, ms.float32), name="param")
+
+        def construct(self, x):
+            out = x
+            for p1, p2 in zip(self.params1, self.param):
+                out = out + p1 + p2
+            return out
+    with pytest.raises(TypeError, match="Cannot iterate over a scalar tensor."):
+        Net()(Tensor(np.ones([1], np.float32)))
     ms.set_context(mode=ms.GRAPH_MODE)
