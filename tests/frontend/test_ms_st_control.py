@@ -173,7 +173,7 @@ def test_zip_over_a_scalar_parameter(mode):
     class Net(nn.Cell):
         def __init__(self):
             super().__init__()
-            self.params1 = [Parameter(Tensor(np.ones(2), ms.float32), name="a")]
+            self.params1 = (Tensor(np.ones(2), ms.float32),)
             self.param = Parameter(Tensor(5, ms.float32), name="param")
 
         def construct(self, x):
