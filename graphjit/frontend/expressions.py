@@ -23,6 +23,11 @@ from .values import (DynamicList, GraphTensor, Lent, LocalFunction, MaybeUndefin
 __all__ = ["ExpressionBuilder", "LocalFunction", "Switch", "note_location"]
 
 
+class _FoldedDivisionByZero(ZeroDivisionError, ValueError):
+    """Python numbers divided by zero while building: Python's ZeroDivisionError, and
+    the ValueError MindSpore raises for it."""
+
+
 class ExpressionBuilder:
     """The expression half of FunctionBuilder (statements are in builder.py)."""
 
@@ -245,7 +250,7 @@ class ExpressionBuilder:
             # Python numbers folded while building: MindSpore's words, then Python's
             what = ("Cannot perform modulo operation on zero." if isinstance(node.op, ast.Mod)
                     else "The divisor could not be zero.")
-            raise ZeroDivisionError(f"{what} ({e})") from None
+            raise _FoldedDivisionByZero(f"{what} ({e})") from None
 
     def visit_UnaryOp(self, node):
         v = self.eval(node.operand)
