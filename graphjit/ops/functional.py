@@ -29,7 +29,7 @@ from builtins import len as tuple_len  # noqa: F401,E402  (F.tuple_len)
 __all__ = [n for n in _function.__all__ if n not in (
     "grad", "value_and_grad", "get_grad", "GradFunction", "tensor_leaves", "map_leaves")] + [
     "mm", "index_update", "identity", "dtype", "make_tuple", "tuple_getitem",
-    "tensor_scatter_update", "tuple_div", "typeof", "partial", "tuple_len"]
+    "tensor_scatter_update", "tuple_div", "typeof", "partial", "tuple_len", "switch"]
 
 
 def partial(fn, *args):
@@ -156,6 +156,23 @@ def identity(input):
 def dtype(input):
     """The dtype of a tensor (known while the graph is built)."""
     return input.dtype
+
+
+def switch(cond, true_value, false_value):
+    """MindSpore's F.switch (the Switch primitive): true_value when the scalar bool cond
+    holds, else false_value. A Python bool picks while the graph is built; a tensor
+    condition picks when it runs, between two tensors of one dtype and shape."""
+    if isinstance(cond, (bool, np.bool_)):
+        return true_value if cond else false_value
+    c = _t(cond)
+    if tuple(c.shape) not in ((), (1,)) or not c.dtype.is_bool:
+        raise TypeError(f"For 'Switch', the condition must be a bool scalar (a tensor of shape "
+                        f"() or (1,)), got {c.dtype} of shape {tuple(c.shape)}")
+    t, f = _t(true_value), _t(false_value)
+    if t.dtype != f.dtype or tuple(t.shape) != tuple(f.shape):
+        raise TypeError(f"For 'Switch', the two values must have one dtype and shape, got "
+                        f"{t.dtype}{list(t.shape)} and {f.dtype}{list(f.shape)}")
+    return where(reshape(c, ()), t, f)
 
 
 def make_tuple(*inputs):

@@ -186,3 +186,23 @@ def test_zip_over_a_scalar_parameter(mode):
     with pytest.raises(TypeError, match="Cannot iterate over a scalar tensor."):
         Net()(Tensor(np.ones([1], np.float32)))
     ms.set_context(mode=ms.GRAPH_MODE)
+
+
+# tests/st/control/test_control_flow_for_mindrt.py: F.switch
+@pytest.mark.parametrize("mode", [ms.GRAPH_MODE, ms.PYNATIVE_MODE])
+@pytest.mark.parametrize("flag, want", [(False, 5), (True, 2)])
+def test_functional_switch(mode, flag, want):
+    ms.set_context(mode=mode)
+
+    @jit
+    def switch_op(x, y):
+        z1 = y + 1
+        z2 = Tensor(5, ms.int32)
+        return F.switch(x, z1, z2)
+
+    out = switch_op(Tensor(flag, ms.bool_), Tensor(1, ms.int32))
+    assert out.dtype == ms.int32 and out.shape == () and int(out) == want
+    assert F.switch(flag, 1, 2) == (1 if flag else 2)
+    with pytest.raises(TypeError, match="one dtype and shape"):
+        F.switch(Tensor(flag, ms.bool_), Tensor([1, 2]), Tensor([1.0, 2.0]))
+    ms.set_context(mode=ms.GRAPH_MODE)
