@@ -31,6 +31,11 @@ from . import amp
 from .amp import all_finite, build_train_network
 ms_function = jit   # MindSpore 1.x name
 ms_class = jit_class   # MindSpore 1.x name
+
+
+def tensor(input_data=None, dtype=None, shape=None, init=None, const_arg=False):
+    """MindSpore's `mindspore.tensor`: a Tensor (the function spelling of the class)."""
+    return Tensor(input_data, dtype=dtype, shape=shape, init=init, const_arg=const_arg)
 from .jit.compiled_model import compile, import_model, CompiledModel, InferRequest
 from .ops.function.grad.grad_func import get_grad, grad, value_and_grad
 from .ops.composite.base import GradOperation
@@ -53,4 +58,4 @@ __all__ = ["Tensor", "TensorSpec", "Parameter", "mutable", "GRAPH_MODE", "PYNATI
            "grad", "value_and_grad", "GradOperation", "get_grad", "save_checkpoint", "load_checkpoint",
            "load_param_into_net", "amp", "LossScaleManager", "FixedLossScaleManager",
            "DynamicLossScaleManager", "all_finite", "build_train_network"]
-__all__ += ["numpy", "log"]
+__all__ += ["numpy", "log", "tensor"]

@@ -25,6 +25,14 @@ from .function.debug_func import print_  # noqa: F401
 from .primitive import Primitive, constexpr  # noqa: F401
 from . import operations  # noqa: F401
 from .operations import *  # noqa: F401,F403
+# MindSpore's functional module holds primitive instances under these names (F.reduce_sum
+# is P.ReduceSum(): keep_dims False, the axis its second argument, () for all)
+for _name, _prim in (("reduce_sum", operations.ReduceSum), ("reduce_mean", operations.ReduceMean),
+                     ("reduce_max", operations.ReduceMax), ("reduce_min", operations.ReduceMin),
+                     ("reduce_prod", operations.ReduceProd)):
+    if not hasattr(functional, _name):
+        setattr(functional, _name, _prim())
+        functional.__all__.append(_name)
 from . import composite  # noqa: F401
 from .composite import GradOperation, HyperMap, Map, MultitypeFuncGraph  # noqa: F401
 from .function.grad.grad_func import get_grad, grad, value_and_grad  # noqa: F401

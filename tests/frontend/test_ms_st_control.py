@@ -206,3 +206,24 @@ def test_functional_switch(mode, flag, want):
     with pytest.raises(TypeError, match="one dtype and shape"):
         F.switch(Tensor(flag, ms.bool_), Tensor([1, 2]), Tensor([1.0, 2.0]))
     ms.set_context(mode=ms.GRAPH_MODE)
+
+
+# tests/st/control/test_dde.py: ms.tensor and F.reduce_sum (a primitive instance, as
+# MindSpore's functional module holds it)
+@pytest.mark.parametrize("mode", [ms.GRAPH_MODE, ms.PYNATIVE_MODE])
+def test_tensor_function_and_functional_reductions(mode):
+    ms.set_context(mode=mode)
+    t = ms.tensor([1., 2., 3.])
+    assert isinstance(t, Tensor) and t.dtype == ms.float32
+    assert ms.tensor([1, 2], ms.int32).dtype == ms.int32
+
+    @jit
+    def f(x):
+        return F.reduce_sum(x), F.reduce_sum(x, 0), F.reduce_mean(x, 1), F.reduce_max(x), \
+            F.reduce_min(x), F.reduce_prod(x, (0, 1))
+    x = ms.tensor(np.arange(6, dtype=np.float32).reshape(2, 3) + 1)
+    s, s0, m1, mx, mn, p = f(x)
+    assert float(s) == 21.0 and s0.asnumpy().tolist() == [5.0, 7.0, 9.0]
+    assert m1.asnumpy().tolist() == [2.0, 5.0] and float(mx) == 6.0 and float(mn) == 1.0
+    assert float(p) == 720.0
+    ms.set_context(mode=ms.GRAPH_MODE)
