@@ -464,6 +464,11 @@ def call(b, func, args, kwargs, node):
     if type(owner) in (list, dict, set) and getattr(func, "__name__", "") in _MUTATORS:
         b.refuse_external_mutation(owner, node, node.func.value if isinstance(
             getattr(node, "func", None), ast.Attribute) else None)
+    if type(owner) is list and getattr(func, "__name__", "") == "pop":
+        try:
+            return func(*args, **kwargs)
+        except IndexError as e:     # MindSpore's words, then Python's
+            raise IndexError(f"The pop index out of range. ({e})") from None
     if isinstance(func, types.MethodType):
         f, obj = func.__func__, func.__self__
         if _is_internal(f) or not isinstance(f, types.FunctionType):

@@ -227,3 +227,18 @@ def test_tensor_function_and_functional_reductions(mode):
     assert m1.asnumpy().tolist() == [2.0, 5.0] and float(mx) == 6.0 and float(mn) == 1.0
     assert float(p) == 720.0
     ms.set_context(mode=ms.GRAPH_MODE)
+
+
+# tests/st/syntax/test_list_pop.py: MindSpore's words for a pop out of range
+@pytest.mark.parametrize("index", [4, -5, None])
+def test_list_pop_out_of_range(index):
+    ms.set_context(mode=ms.GRAPH_MODE)
+
+    @jit
+    def pop_at(x):
+        lst = [1, 2, 3, 4] if index is not None else []
+        y = lst.pop(index) if index is not None else lst.pop()
+        return x + y
+
+    with pytest.raises(IndexError, match="The pop index out of range."):
+        pop_at(Tensor(1, ms.int32))
