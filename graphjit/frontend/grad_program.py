@@ -93,6 +93,9 @@ class GradProgram:
         # takes the state token and returns the last one as its last result of fn's
         self.state_slots = list(state_slots)
         self.returns_token = any(p.type.kind == "state" for p in graph.params)
+        # the enclosing gradients' Parameters this graph takes after the weights (a
+        # gradient built inside a function being differentiated)
+        self.extra_weights: list = []
 
 
 def build_grad_program(compiler: Compiler, build, gf: GradFunction, args, kwargs,
@@ -155,9 +158,20 @@ def _build_grad_program(compiler, build, gf, args, kwargs, sens_types, leaf_type
         p = graph.add_param(w.type, _param_name(w.name or f"weight{k}"))
         ctx.bound[id(w)] = p
         w_params.append(len(graph.params) - 1)
+    # a gradient built inside another gradient's function: the Parameters the enclosing
+    # gradients differentiate are inputs of this graph too (not state it reads), so that
+    # the enclosing gradient flows through this one's dependence on them
+    enclosing = getattr(compiler, "grad_weights", [])
+    extra = []
+    for w in enclosing:
+        if all(w is not v for v in weights + extra):
+            extra.append(w)
+    for w in extra:
+        ctx.bound[id(w)] = graph.add_param(w.type, _param_name(w.name or "weight"))
     unguarded = compiler.unguarded
-    compiler.unguarded = unguarded | {id(w) for w in weights}
+    compiler.unguarded = unguarded | {id(w) for w in weights + extra}
     compiler.grad_depth = getattr(compiler, "grad_depth", 0) + 1
+    compiler.grad_weights = enclosing + weights
     try:
         with ctx:
             out = build(fn, gargs, gkwargs, self_obj)
@@ -172,6 +186,7 @@ def _build_grad_program(compiler, build, gf, args, kwargs, sens_types, leaf_type
     finally:
         compiler.unguarded = unguarded
         compiler.grad_depth -= 1
+        compiler.grad_weights = enclosing
     verify(graph)
     # the forward graph optimized first: conditions the passes prove constant make the
     # Loops' iteration counts, and so the types of what they save, known before the
@@ -193,6 +208,7 @@ def _build_grad_program(compiler, build, gf, args, kwargs, sens_types, leaf_type
              for p, v in ctx.refs.values()]
     prog = GradProgram(joint, leaves, t_diff, t_aux, len(results), sens_at, compiler, slots)
     prog.forward = (graph, wrt, outputs)     # the undifferentiated graph (grad_reuse)
+    prog.extra_weights = extra
     prog.ref_ids = [(k, p) for k, (p, _) in ctx.refs.items()]
     return prog
 
@@ -234,7 +250,7 @@ def call_grad_inline(b, gf: GradFunction, args, kwargs, node):
     prog = build_grad_program(
         b.c, lambda f, a, k, obj: b.build_call(f, a, k, self_obj=obj), gf, args, kwargs,
         [t.type for t in sens_leaves])
-    if primal is not None:
+    if primal is not None and not prog.extra_weights:
         reused = reuse_primal(b, outer, gf, prog, primal, args, sens_leaves)
         if reused is not None:
             results, grads = reused
@@ -247,6 +263,8 @@ def call_grad_inline(b, gf: GradFunction, args, kwargs, node):
             # data (a weight the graph reads when it runs needs no guard)
             b.c.guard_attr(w, "_data", w._data)
         inputs.append(v)
+    for w in prog.extra_weights:
+        inputs.append(outer.value_of(w))
     tensor_params = [p for p in prog.graph.params if p.type.is_tensor]
     for i in prog.sens_at:
         v = outer.value_of(sens_leaves[i])

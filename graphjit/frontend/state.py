@@ -56,6 +56,7 @@ class Compiler:
         self.state_sources: Dict[int, List[tuple]] = {}
         self.unguarded: set = set()             # ids of tensors the graph takes as inputs
         self.grad_depth = 0                     # gradient programs being built around
+        self.grad_weights: list = []            # the Parameters they differentiate
         # a call just built raises on every path (its Raise nodes run): the statement or
         # branch that made it marks its own path as raised
         self.raised_call = False

@@ -163,3 +163,35 @@ def test_a_second_gradient_through_a_convolution_is_refused():
     x = ms.Tensor(np.ones((1, 1, 4, 4), np.float32))
     with pytest.raises(ms.MissingGradientError, match="Conv2DBackprop"):
         ms.grad(ms.grad(f))(x)
+
+
+class SinNet(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = ms.Parameter(ms.Tensor(np.array([1.5, -0.5])), name="w")
+
+    def construct(self, x):
+        return (ops.sin(self.w * x) * x).sum()
+
+
+class GradXSum(nn.Cell):
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+        self.grad = C.GradOperation()
+
+    def construct(self, x):
+        return self.grad(self.net)(x).sum()
+
+
+def test_weights_gradient_of_an_input_gradient():
+    # d/dw sum_i d/dx_i [sin(w x) x] = d/dw sum(w x cos(w x) + sin(w x)): a gradient with
+    # respect to the weights of a Cell that takes an input gradient (a gradient penalty);
+    # the weights the inner gradient reads are inputs of its graph, not state (this gave
+    # zeros silently)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    w, x0 = np.array([1.5, -0.5]), np.array([0.3, 0.7])
+    want = 2 * np.cos(w * x0) * x0 - np.sin(w * x0) * w * x0 * x0
+    net = GradXSum(SinNet())
+    got = C.GradOperation(get_by_list=True)(net, net.trainable_params())(T(x0))
+    np.testing.assert_allclose(got[0].asnumpy(), want, rtol=1e-12)
