@@ -1,0 +1,348 @@
+"""The eager Tensor's fast paths: an op whose signature eager mode has already run takes
+the kernel cached for it at once, with nothing generic in between.
+
+ops._dispatch.apply works out an op's kernel once per signature (op, input dtypes and
+shapes, attributes) and keeps it in its table (installed here as EAGER). The Tensor
+operators (+ - * / // % ** < <= > >=), x[i] with an int i, the reductions x.sum(),
+x.max(), x.min() and x.mean(), and the functions that call `cached` below look that
+kernel up by what they were given and run it; anything else (a graph value, a
+Parameter, a recording gradient tape, a signature not seen yet, an argument of another
+kind) takes the general path, which gives the same values, dtypes and errors, and
+after which `remember` makes the next call fast. tests/ops/test_eager_fast.py holds
+each fast path against the general one.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..autodiff import tape as _tape
+from ..ir import dtypes as dt
+from ..ir import registry as _registry
+from ..ir.dtypes import DType
+from ..ir.fp_errors import FP_IGNORED as _FP_IGNORED, FP_STATE as _FP_STATE
+from ..ir.fp_errors import ignore_fp_errors as _ignore_fp, restore_fp_errors as _restore_fp
+from .kernel_modes import QUIET as _QUIET, UFUNC as _UFUNC
+
+__all__ = ["install", "run1", "run2", "runn", "cached1", "cached2", "cached", "remember",
+           "scalar_array"]
+
+
+
+def _first_binary(op, x, y):
+    """Until graphjit.ops is imported (which installs its binary and table here)."""
+    from ..ops import _dispatch
+    return _dispatch.binary(op, x, y)
+
+
+# installed by graphjit.ops._dispatch when it is imported: binary(op, x, y) with
+# MindSpore's promotion rules, and apply's table of eager kernels by signature
+BINARY = _first_binary
+EAGER: dict = {}
+Tensor = None                 # common.tensor.Tensor (install)
+
+_NUMBERS = (float, int, bool)
+_BY_NUMPY = dt.BY_NUMPY
+_from_numpy = dt.from_numpy
+_new = object.__new__
+_PLAIN_ATTRS = (int, bool, str, type(None))   # apply's signature keeps these as they are
+
+# (op, dtypes, shapes, the call's own arguments) -> an EAGER entry, for the paths below
+# whose arguments are not apply's attributes one for one; cleared when full and when an
+# op is redefined (as EAGER is)
+_FAST: dict = {}
+_FAST_LIMIT = 4096
+_registry.ON_REPLACE.append(lambda name: _FAST.clear())
+
+
+def _weak_dtype(ty, strong: DType) -> DType:
+    """The dtype a Python float, int or bool takes beside a tensor of dtype `strong`
+    (ops._dispatch.weak_dtype)."""
+    if ty is float:
+        return strong if strong.is_floating else dt.float32
+    if ty is int:
+        return dt.int64 if strong.is_bool else strong
+    return strong
+
+
+# (Python number type, tensor dtype) -> the number's dtype, for every dtype
+_WEAK = {(ty, d): _weak_dtype(ty, d) for ty in _NUMBERS for d in dt.BY_NUMPY.values()}
+# (number, dtype) -> a read-only 0-d array of it (not 0.0 or NaN: -0.0 == 0.0 and
+# NaN != NaN as keys); cleared when full
+_SCALARS: dict = {}
+
+
+def scalar_array(o, d: DType) -> np.ndarray:
+    """np.asarray(o, d.np), from a small cache of read-only arrays."""
+    key = (o, d)
+    a = _SCALARS.get(key)
+    if a is None:
+        a = np.asarray(o, d.np)
+        if o and o == o:
+            if len(_SCALARS) > 512:
+                _SCALARS.clear()
+            a.flags.writeable = False
+            _SCALARS[key] = a
+    return a
+
+
+# -- running a cached kernel -------------------------------------------------------------------
+def _wrap(out):
+    r = _new(Tensor)                       # Tensor._wrap, inline
+    r._data = out if type(out) is np.ndarray else (out := np.asarray(out))
+    r._dtype = _BY_NUMPY.get(out.dtype) or _from_numpy(out.dtype)
+    r._spec_shape = None
+    return r
+
+
+def run1(known, a):
+    """A Tensor of the one-output kernel of EAGER entry `known` over array a, called as
+    its mode says (common.kernel_modes)."""
+    mode = known[3]
+    if mode is _QUIET:
+        out = known[1](a, out=...)
+    else:
+        token = _FP_STATE.set(_FP_IGNORED) if _FP_STATE is not None else _ignore_fp()
+        try:
+            out = known[1](a, out=...) if mode is _UFUNC else known[1](a)
+        finally:
+            _FP_STATE.reset(token) if _FP_STATE is not None else _restore_fp(token)
+    return _wrap(out)
+
+
+def run2(known, a, b):
+    """run1 over two arrays."""
+    mode = known[3]
+    if mode is _QUIET:
+        out = known[1](a, b, out=...)
+    else:
+        token = _FP_STATE.set(_FP_IGNORED) if _FP_STATE is not None else _ignore_fp()
+        try:
+            out = known[1](a, b, out=...) if mode is _UFUNC else known[1](a, b)
+        finally:
+            _FP_STATE.reset(token) if _FP_STATE is not None else _restore_fp(token)
+    return _wrap(out)
+
+
+def runn(known, arrays):
+    """run1 over any number of arrays (a general kernel)."""
+    token = _FP_STATE.set(_FP_IGNORED) if _FP_STATE is not None else _ignore_fp()
+    try:
+        out = known[1](*arrays)
+    finally:
+        _FP_STATE.reset(token) if _FP_STATE is not None else _restore_fp(token)
+    return _wrap(out)
+
+
+# -- fast paths keyed by a call's own arguments ------------------------------------------------
+def _arrays_of(inputs):
+    """The arrays of eager Tensors (exactly Tensor: no Parameter) with data, else None;
+    also None while a gradient tape records."""
+    if _tape._recording:
+        return None
+    arrays = []
+    for x in inputs:
+        if type(x) is not Tensor or x._data is None:
+            return None
+        arrays.append(x._data)
+    return arrays
+
+
+def cached1(op, x, extra):
+    """The Tensor op gives over eager x, when `remember(op, (x,), extra, ...)` was called
+    for its dtype and shape and the same `extra` (the call's other arguments, hashable,
+    of types that tell apart what == does not: no bools where ints go); else None."""
+    if type(x) is Tensor and not _tape._recording:
+        a = x._data
+        if a is not None:
+            known = _FAST.get((op, extra, (x._dtype, a.shape)))
+            if known is not None:
+                return run1(known, a)
+    return None
+
+
+def cached2(op, x, y, extra):
+    """cached1 over two eager Tensors."""
+    if type(x) is Tensor and type(y) is Tensor and not _tape._recording:
+        a, b = x._data, y._data
+        if a is not None and b is not None:
+            known = _FAST.get((op, extra, (x._dtype, a.shape), (y._dtype, b.shape)))
+            if known is not None:
+                return run2(known, a, b)
+    return None
+
+
+def cached(op, inputs, extra):
+    """cached1 over any number of eager Tensors (a general kernel)."""
+    arrays = _arrays_of(inputs)
+    if arrays is None:
+        return None
+    known = _FAST.get((op, extra, *[(x._dtype, a.shape) for x, a in zip(inputs, arrays)]))
+    return None if known is None else runn(known, arrays)
+
+
+def remember(op, inputs, extra, attrs) -> None:
+    """After apply(op, *inputs, **attrs) ran: the entry it kept serves `cached(op,
+    inputs, extra)` from now on. `extra` must determine `attrs` (the caller's
+    normalization of its arguments into attributes is a function of them)."""
+    arrays = _arrays_of(inputs)
+    if arrays is None or not all(type(v) in _PLAIN_ATTRS for v in attrs.values()):
+        return
+    sig = [op]
+    for x, a in zip(inputs, arrays):
+        sig += (x._dtype, a.shape)
+    if attrs:        # as apply builds it: (name, type, value) for the plain kinds
+        sig.append(tuple((k, type(v), v) for k, v in attrs.items()))
+    known = EAGER.get(tuple(sig))
+    if known is None or not known[2]:
+        return
+    if len(_FAST) >= _FAST_LIMIT:
+        _FAST.clear()
+    _FAST[(op, extra, *[(x._dtype, a.shape) for x, a in zip(inputs, arrays)])] = known
+
+
+# -- the Tensor's methods ----------------------------------------------------------------------
+def _binary_method(op: str):
+    """The operator method of an eager Tensor for binary op `op`: when no gradient
+    tape records and apply has seen the signature (two Tensors with data, or a Tensor
+    and a Python number), the kernel apply found for it runs at once; otherwise ops'
+    binary() (promotion, graph values, the tape)."""
+    def method(self, o):
+        if type(self) is Tensor and not _tape._recording:
+            a = self._data
+            to = type(o)
+            if to is Tensor:
+                b = o._data
+                if a is None or b is None:
+                    return BINARY(op, self, o)
+                known = EAGER.get((op, self._dtype, a.shape, o._dtype, b.shape))
+            elif to in _NUMBERS and a is not None:
+                d = _WEAK[to, self._dtype]
+                known = EAGER.get((op, self._dtype, a.shape, d, ()))
+                if known is not None:
+                    b = _SCALARS.get((o, d))             # scalar_array(o, d), inline
+                    if b is None:
+                        try:
+                            b = scalar_array(o, d)
+                        except OverflowError:        # wraps around: binary() says how
+                            return BINARY(op, self, o)
+            else:
+                known = None
+            if known is not None and known[2]:
+                mode = known[3]
+                if mode is _QUIET:
+                    out = known[1](a, b, out=...)
+                else:
+                    token = _FP_STATE.set(_FP_IGNORED) if _FP_STATE is not None else \
+                        _ignore_fp()
+                    try:
+                        out = known[1](a, b, out=...) if mode is _UFUNC else known[1](a, b)
+                    finally:
+                        _FP_STATE.reset(token) if _FP_STATE is not None else _restore_fp(token)
+                r = _new(Tensor)                   # _wrap(out), inline
+                r._data = out if type(out) is np.ndarray else (out := np.asarray(out))
+                r._dtype = _BY_NUMPY.get(out.dtype) or _from_numpy(out.dtype)
+                r._spec_shape = None
+                return r
+        return BINARY(op, self, o)
+    method.__name__ = f"__{op.lower()}__"
+    return method
+
+
+def _reflected_method(op: str):
+    """_binary_method for `number op tensor` (__radd__ and the like)."""
+    def method(self, o):
+        to = type(o)
+        if to in _NUMBERS and type(self) is Tensor and not _tape._recording:
+            b = self._data
+            if b is not None:
+                d = _WEAK[to, self._dtype]
+                known = EAGER.get((op, d, (), self._dtype, b.shape))
+                if known is not None and known[2]:
+                    a = _SCALARS.get((o, d))
+                    if a is None:
+                        try:
+                            a = scalar_array(o, d)
+                        except OverflowError:
+                            return BINARY(op, o, self)
+                    return run2(known, a, b)
+        return BINARY(op, o, self)
+    method.__name__ = f"__r{op.lower()}__"
+    return method
+
+
+_OPERATORS = {"add": "Add", "sub": "Sub", "mul": "Mul", "truediv": "RealDiv",
+              "floordiv": "FloorDiv", "mod": "FloorMod", "pow": "Pow"}
+_COMPARISONS = {"lt": "Less", "le": "LessEqual", "gt": "Greater", "ge": "GreaterEqual"}
+
+
+def install(cls) -> None:
+    """Give Tensor (`cls`) the operator methods above and the fast x[i] and reductions,
+    each falling back on the general method it replaces (TensorLike's)."""
+    global Tensor
+    Tensor = cls
+    for name, op in _OPERATORS.items():
+        setattr(cls, f"__{name}__", _binary_method(op))
+        setattr(cls, f"__r{name}__", _reflected_method(op))
+    for name, op in _COMPARISONS.items():
+        setattr(cls, f"__{name}__", _binary_method(op))
+    general_getitem = cls.__getitem__
+
+    def __getitem__(self, key):
+        """x[i] for an int i in range: a[i], as the Index op's kernel; else x[key]."""
+        if type(key) is int and type(self) is Tensor and not _tape._recording:
+            a = self._data
+            if a is not None and a.ndim and -a.shape[0] <= key < a.shape[0]:
+                return _wrap(a[key])
+        return general_getitem(self, key)
+    cls.__getitem__ = __getitem__
+    _install_reductions(cls)
+
+
+def _plain(axis, keep) -> bool:
+    """Whether a reduction's arguments are the ones the table serves: axis None or an
+    int, keep a bool (then apply's attributes are axis=axis, keep_dims=keep)."""
+    return (axis is None or type(axis) is int) and (keep is True or keep is False)
+
+
+def _install_reductions(cls):
+    tl_sum, tl_mean, tl_max, tl_min = cls.sum, cls.mean, cls.max, cls.min
+
+    def sum(self, axis=None, dtype=None, keepdims=False, initial=None, out=None):
+        if dtype is None and initial is None and out is None and _plain(axis, keepdims):
+            r = cached1("ReduceSum", self, (axis, keepdims))
+            if r is None:
+                r = tl_sum(self, axis, None, keepdims)
+                remember("ReduceSum", (self,), (axis, keepdims),
+                         {"axis": axis, "keep_dims": keepdims})
+            return r
+        return tl_sum(self, axis, dtype, keepdims, initial, out)
+
+    def mean(self, axis=None, keep_dims=False, dtype=None, out=None, keepdims=None):
+        keep = keep_dims if keepdims is None else keepdims
+        if dtype is None and out is None and _plain(axis, keep):
+            r = cached1("ReduceMean", self, (axis, keep))
+            if r is None:
+                r = tl_mean(self, axis, keep)
+                remember("ReduceMean", (self,), (axis, keep), {"axis": axis, "keep_dims": keep})
+            return r
+        return tl_mean(self, axis, keep_dims, dtype, out, keepdims)
+
+    def extreme(op, general):
+        def method(self, axis=None, keepdims=False, *, initial=None, where=None,
+                   return_indices=False, out=None):
+            if initial is None and where is None and not return_indices and out is None \
+                    and _plain(axis, keepdims):
+                r = cached1(op, self, (axis, keepdims))
+                if r is None:
+                    r = general(self, axis, keepdims)
+                    remember(op, (self,), (axis, keepdims), {"axis": axis, "keep_dims": keepdims})
+                return r
+            return general(self, axis, keepdims, initial=initial, where=where,
+                           return_indices=return_indices, out=out)
+        return method
+
+    for fn, base in ((sum, tl_sum), (mean, tl_mean), (extreme("ReduceMax", tl_max), tl_max),
+                     (extreme("ReduceMin", tl_min), tl_min)):
+        fn.__doc__ = base.__doc__
+        fn.__name__ = base.__name__
+        setattr(cls, base.__name__, fn)

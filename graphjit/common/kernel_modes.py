@@ -1,0 +1,40 @@
+"""How an eager op's cached kernel is called: the cheapest call that gives the same
+array as `np.asarray(kernel(*arrays))` under numpy's "ignore floating-point errors"
+state (what eager mode has always run).
+
+- GENERAL: any kernel, run under the ignore state; a scalar result becomes an array.
+- UFUNC: a one-output ufunc, called with `out=...` (numpy >= 2.3), which returns a 0-d
+  result as an array: the same values without the np.asarray after it.
+- QUIET: such a ufunc over integer and bool inputs only, from NO_FP_ERRORS: its loops
+  set no floating-point error flag, so numpy's error state is not touched at all (the
+  same warnings: none). tests/ops/test_eager_fast.py checks the list under "raise".
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["GENERAL", "UFUNC", "QUIET", "OUT_ARRAY", "NO_FP_ERRORS", "kernel_mode"]
+
+GENERAL, UFUNC, QUIET = "general", "ufunc", "quiet"
+
+try:
+    OUT_ARRAY = type(np.add(np.zeros(()), np.zeros(()), out=...)) is np.ndarray
+except TypeError:                         # numpy < 2.3: out=... is not understood
+    OUT_ARRAY = False
+
+#: ufuncs whose loops over integer and bool arrays set no floating-point error flag
+#: (integer overflow wraps silently in array loops; divisions are not among them)
+NO_FP_ERRORS = frozenset({
+    np.add, np.subtract, np.multiply, np.less, np.less_equal, np.greater,
+    np.greater_equal, np.equal, np.not_equal, np.maximum, np.minimum, np.bitwise_and,
+    np.bitwise_or, np.bitwise_xor, np.logical_and, np.logical_or, np.logical_xor,
+    np.logical_not, np.negative, np.positive, np.absolute, np.invert, np.sign, np.square})
+
+
+def kernel_mode(kernel, in_dtypes) -> str:
+    """How to call `kernel` over inputs of these graphjit dtypes (the module docstring)."""
+    if OUT_ARRAY and type(kernel) is np.ufunc and kernel.nout == 1:
+        if kernel in NO_FP_ERRORS and all(d.kind in "biu" for d in in_dtypes):
+            return QUIET
+        return UFUNC
+    return GENERAL
