@@ -201,6 +201,34 @@ def remember(op, inputs, extra, attrs) -> None:
 
 
 # -- the Tensor's methods ----------------------------------------------------------------------
+# (op, number, its type, the tensor's dtype and shape[, True if the number comes first])
+# -> (EAGER entry, the number as an array): one look-up for `x * 0.5`; numbers that
+# scalar_array does not keep (0, -0.0, NaN) are not kept here either
+_WITH_NUMBER: dict = {}
+_registry.ON_REPLACE.append(lambda name: _WITH_NUMBER.clear())
+
+
+def _with_number(op, dtype, shape, o, to, reflected):
+    """The EAGER entry of `tensor op number` (`number op tensor` if reflected) and the
+    number as an array of its dtype by MindSpore's rules; (None, None) if apply has not
+    seen the signature or the number does not fit the dtype (binary() says how it
+    wraps around)."""
+    d = _WEAK[to, dtype]
+    known = EAGER.get((op, d, (), dtype, shape) if reflected else (op, dtype, shape, d, ()))
+    if known is None:
+        return None, None
+    try:
+        b = scalar_array(o, d)
+    except OverflowError:
+        return None, None
+    if o and o == o:
+        if len(_WITH_NUMBER) >= _FAST_LIMIT:
+            _WITH_NUMBER.clear()
+        _WITH_NUMBER[(op, o, to, dtype, shape, True) if reflected else
+                     (op, o, to, dtype, shape)] = (known, b)
+    return known, b
+
+
 def _binary_method(op: str):
     """The operator method of an eager Tensor for binary op `op`: when no gradient
     tape records and apply has seen the signature (two Tensors with data, or a Tensor
@@ -216,15 +244,13 @@ def _binary_method(op: str):
                     return BINARY(op, self, o)
                 known = EAGER.get((op, self._dtype, a.shape, o._dtype, b.shape))
             elif to in _NUMBERS and a is not None:
-                d = _WEAK[to, self._dtype]
-                known = EAGER.get((op, self._dtype, a.shape, d, ()))
-                if known is not None:
-                    b = _SCALARS.get((o, d))             # scalar_array(o, d), inline
-                    if b is None:
-                        try:
-                            b = scalar_array(o, d)
-                        except OverflowError:        # wraps around: binary() says how
-                            return BINARY(op, self, o)
+                hit = _WITH_NUMBER.get((op, o, to, self._dtype, a.shape))
+                if hit is None:
+                    known, b = _with_number(op, self._dtype, a.shape, o, to, False)
+                    if known is None:
+                        return BINARY(op, self, o)
+                else:
+                    known, b = hit
             else:
                 known = None
             if known is not None and known[2]:
@@ -255,15 +281,11 @@ def _reflected_method(op: str):
         if to in _NUMBERS and type(self) is Tensor and not _tape._recording:
             b = self._data
             if b is not None:
-                d = _WEAK[to, self._dtype]
-                known = EAGER.get((op, d, (), self._dtype, b.shape))
+                hit = _WITH_NUMBER.get((op, o, to, self._dtype, b.shape, True))
+                if hit is None:
+                    hit = _with_number(op, self._dtype, b.shape, o, to, True)
+                known, a = hit
                 if known is not None and known[2]:
-                    a = _SCALARS.get((o, d))
-                    if a is None:
-                        try:
-                            a = scalar_array(o, d)
-                        except OverflowError:
-                            return BINARY(op, o, self)
                     return run2(known, a, b)
         return BINARY(op, o, self)
     method.__name__ = f"__r{op.lower()}__"

@@ -355,10 +355,14 @@ def _gather_kernel(x, idx, axis):
     x = np.asarray(x)
     n = x.shape[axis]
     i = np.asarray(idx)
-    if i.size and (i.min() < -n or i.max() >= n):
-        raise IndexError(f"index {int(i.max() if i.max() >= n else i.min())} is out of "
-                         f"range for a dim of size {n}")
-    return np.take(x, i, axis=axis)
+    if i.size:
+        lo = hi = int(i) if i.ndim == 0 else None    # one index: no reductions (2 us)
+        if lo is None:
+            lo, hi = i.min(), i.max()
+        if lo < -n or hi >= n:
+            raise IndexError(f"index {int(hi if hi >= n else lo)} is out of range for a dim "
+                             f"of size {n}")
+    return x.take(i, axis)        # np.take(x, i, axis=axis) without its Python wrapper
 
 
 register_op("Gather", ("x", "indices"), {"axis": 0}, infer=_gather_infer,
