@@ -103,10 +103,17 @@ def run1(known, a):
     else:
         token = _FP_STATE.set(_FP_IGNORED) if _FP_STATE is not None else _ignore_fp()
         try:
-            out = known[1](a, out=...) if mode is _UFUNC else known[1](a)
+            if mode is _UFUNC:
+                out = known[1](a, out=...)
+            else:
+                return _wrap(known[1](a))
         finally:
             _FP_STATE.reset(token) if _FP_STATE is not None else _restore_fp(token)
-    return _wrap(out)
+    r = _new(Tensor)
+    r._data = out
+    r._dtype = known[4]
+    r._spec_shape = None
+    return r
 
 
 def run2(known, a, b):
@@ -117,10 +124,17 @@ def run2(known, a, b):
     else:
         token = _FP_STATE.set(_FP_IGNORED) if _FP_STATE is not None else _ignore_fp()
         try:
-            out = known[1](a, b, out=...) if mode is _UFUNC else known[1](a, b)
+            if mode is _UFUNC:
+                out = known[1](a, b, out=...)
+            else:
+                return _wrap(known[1](a, b))
         finally:
             _FP_STATE.reset(token) if _FP_STATE is not None else _restore_fp(token)
-    return _wrap(out)
+    r = _new(Tensor)
+    r._data = out
+    r._dtype = known[4]
+    r._spec_shape = None
+    return r
 
 
 def runn(known, arrays):
@@ -253,22 +267,15 @@ def _binary_method(op: str):
                     known, b = hit
             else:
                 known = None
-            if known is not None and known[2]:
-                mode = known[3]
-                if mode is _QUIET:
-                    out = known[1](a, b, out=...)
-                else:
-                    token = _FP_STATE.set(_FP_IGNORED) if _FP_STATE is not None else \
-                        _ignore_fp()
-                    try:
-                        out = known[1](a, b, out=...) if mode is _UFUNC else known[1](a, b)
-                    finally:
-                        _FP_STATE.reset(token) if _FP_STATE is not None else _restore_fp(token)
-                r = _new(Tensor)                   # _wrap(out), inline
-                r._data = out if type(out) is np.ndarray else (out := np.asarray(out))
-                r._dtype = _BY_NUMPY.get(out.dtype) or _from_numpy(out.dtype)
-                r._spec_shape = None
-                return r
+            if known is not None:
+                if known[3] is _QUIET:            # run2(known, a, b), inline
+                    r = _new(Tensor)
+                    r._data = known[1](a, b, out=...)
+                    r._dtype = known[4]
+                    r._spec_shape = None
+                    return r
+                if known[2]:
+                    return run2(known, a, b)
         return BINARY(op, self, o)
     method.__name__ = f"__{op.lower()}__"
     return method

@@ -4,7 +4,8 @@ state (what eager mode has always run).
 
 - GENERAL: any kernel, run under the ignore state; a scalar result becomes an array.
 - UFUNC: a one-output ufunc, called with `out=...` (numpy >= 2.3), which returns a 0-d
-  result as an array: the same values without the np.asarray after it.
+  result as an array: the same values without the np.asarray after it; its result's
+  dtype is known from the input dtypes (ufunc.resolve_dtypes).
 - QUIET: such a ufunc over integer and bool inputs only, from NO_FP_ERRORS: its loops
   set no floating-point error flag, so numpy's error state is not touched at all (the
   same warnings: none). tests/ops/test_eager_fast.py checks the list under "raise".
@@ -31,10 +32,18 @@ NO_FP_ERRORS = frozenset({
     np.logical_not, np.negative, np.positive, np.absolute, np.invert, np.sign, np.square})
 
 
-def kernel_mode(kernel, in_dtypes) -> str:
-    """How to call `kernel` over inputs of these graphjit dtypes (the module docstring)."""
+def kernel_mode(kernel, in_dtypes, by_numpy):
+    """How to call `kernel` over inputs of these graphjit dtypes (the module docstring),
+    and for UFUNC and QUIET the graphjit dtype of its result (`by_numpy` maps numpy
+    dtypes to them): (mode, dtype or None)."""
     if OUT_ARRAY and type(kernel) is np.ufunc and kernel.nout == 1:
-        if kernel in NO_FP_ERRORS and all(d.kind in "biu" for d in in_dtypes):
-            return QUIET
-        return UFUNC
-    return GENERAL
+        try:     # the loop numpy picks for these dtypes (NEP 50: values play no part)
+            out = by_numpy.get(kernel.resolve_dtypes(tuple(d.np for d in in_dtypes) +
+                                                     (None,))[-1])
+        except (TypeError, ValueError):
+            out = None
+        if out is not None:
+            if kernel in NO_FP_ERRORS and all(d.kind in "biu" for d in in_dtypes):
+                return QUIET, out
+            return UFUNC, out
+    return GENERAL, None

@@ -40,7 +40,7 @@ _DEFAULT_OF_KIND = {"b": dt.bool_, "i": dt.int64, "u": dt.int64, "f": dt.float32
 # are worked out at every call. The table is cleared when it grows past _EAGER_LIMIT
 # (programs whose shapes change at every step) and when an op is redefined.
 # An entry is (normalized attrs, kernel, one output?, how the kernel is called: a mode
-# of common.kernel_modes).
+# of common.kernel_modes, the result's DType for the modes that know it).
 _EAGER: dict = {}
 _EAGER_LIMIT = 4096
 _registry.ON_REPLACE.append(lambda name: _EAGER.clear())
@@ -56,8 +56,9 @@ def _entry(op, arrays, attrs):
                                   arrays if opdef.infer_takes_consts else None)
     kernel = opdef.make_kernel(in_types, out_types, nattrs)
     one = len(out_types) == 1
-    known = (nattrs, kernel, one,
-             kernel_mode(kernel, [t.dtype for t in in_types]) if one else _GENERAL)
+    mode, out_dtype = kernel_mode(kernel, [t.dtype for t in in_types], _DTYPE_OF) if one \
+        else (_GENERAL, None)
+    known = (nattrs, kernel, one, mode, out_dtype)
     return known, not opdef.infer_takes_consts and opdef.effects is None
 
 
@@ -112,8 +113,12 @@ def apply(op: str, *inputs, **attrs):
             FP_STATE.reset(token) if FP_STATE is not None else restore_fp_errors(token)
     if known[2]:
         result = _new_tensor(Tensor)          # Tensor._wrap, inline
-        result._data = a = out if type(out) is np.ndarray else np.asarray(out)
-        result._dtype = _DTYPE_OF.get(a.dtype) or _from_numpy(a.dtype)
+        if mode is _GENERAL:
+            result._data = a = out if type(out) is np.ndarray else np.asarray(out)
+            result._dtype = _DTYPE_OF.get(a.dtype) or _from_numpy(a.dtype)
+        else:
+            result._data = out
+            result._dtype = known[4]
         result._spec_shape = None
         if _tape._recording:
             _record(op, known[0], inputs, arrays, (result,))

@@ -64,14 +64,17 @@ def test_quiet_ufuncs_set_no_floating_point_flag_on_integers(dtype):
 
 def test_modes():
     f32, i32, b = ms.float32, ms.int32, ms.bool_
-    general = kernel_modes.GENERAL
+    from graphjit.ir.dtypes import BY_NUMPY as by
+    mode = kernel_modes.kernel_mode
     if kernel_modes.OUT_ARRAY:
-        assert kernel_modes.kernel_mode(np.add, [i32, i32]) == kernel_modes.QUIET
-        assert kernel_modes.kernel_mode(np.less, [b, b]) == kernel_modes.QUIET
-        assert kernel_modes.kernel_mode(np.add, [f32, f32]) == kernel_modes.UFUNC
-        assert kernel_modes.kernel_mode(np.floor_divide, [i32, i32]) == kernel_modes.UFUNC
-    assert kernel_modes.kernel_mode(lambda a: a, [f32]) == general
-    assert kernel_modes.kernel_mode(np.divmod, [f32, f32]) == general
+        assert mode(np.add, [i32, i32], by) == (kernel_modes.QUIET, i32)
+        assert mode(np.less, [b, b], by) == (kernel_modes.QUIET, b)
+        assert mode(np.add, [f32, f32], by) == (kernel_modes.UFUNC, f32)
+        assert mode(np.floor_divide, [i32, i32], by) == (kernel_modes.UFUNC, i32)
+        assert mode(np.true_divide, [i32, i32], by) == (kernel_modes.UFUNC, ms.float64)
+        assert mode(np.invert, [f32], by) == (kernel_modes.GENERAL, None)   # no such loop
+    assert mode(lambda a: a, [f32], by) == (kernel_modes.GENERAL, None)
+    assert mode(np.divmod, [f32, f32], by) == (kernel_modes.GENERAL, None)
 
 
 @st.composite
