@@ -20,6 +20,7 @@ from ..ir import dtypes as dt
 from ..ir import registry as _registry
 from ..ir.dtypes import DType
 from ..ir.fp_errors import FP_IGNORED as _FP_IGNORED, FP_STATE as _FP_STATE
+from ..ir.fp_errors import RUN_IGNORING as _RUN_IGNORING
 from ..ir.fp_errors import ignore_fp_errors as _ignore_fp, restore_fp_errors as _restore_fp
 from .kernel_modes import QUIET as _QUIET, UFUNC as _UFUNC
 
@@ -94,21 +95,28 @@ def _wrap(out):
     return r
 
 
+def guarded(kernel, *arrays, **kwargs):
+    """kernel(*arrays, **kwargs) under numpy's "ignore" error state."""
+    token = _FP_STATE.set(_FP_IGNORED) if _FP_STATE is not None else _ignore_fp()
+    try:
+        return kernel(*arrays, **kwargs)
+    finally:
+        _FP_STATE.reset(token) if _FP_STATE is not None else _restore_fp(token)
+
+
 def run1(known, a):
     """A Tensor of the one-output kernel of EAGER entry `known` over array a, called as
     its mode says (common.kernel_modes)."""
     mode = known[3]
     if mode is _QUIET:
         out = known[1](a, out=...)
-    else:
-        token = _FP_STATE.set(_FP_IGNORED) if _FP_STATE is not None else _ignore_fp()
+    elif mode is _UFUNC:
         try:
-            if mode is _UFUNC:
-                out = known[1](a, out=...)
-            else:
-                return _wrap(known[1](a))
-        finally:
-            _FP_STATE.reset(token) if _FP_STATE is not None else _restore_fp(token)
+            out = _RUN_IGNORING(known[1], a, out=...)
+        except RuntimeError:                      # the context is taken: set the state
+            out = guarded(known[1], a, out=...)
+    else:
+        return _wrap(guarded(known[1], a))
     r = _new(Tensor)
     r._data = out
     r._dtype = known[4]
@@ -121,15 +129,13 @@ def run2(known, a, b):
     mode = known[3]
     if mode is _QUIET:
         out = known[1](a, b, out=...)
-    else:
-        token = _FP_STATE.set(_FP_IGNORED) if _FP_STATE is not None else _ignore_fp()
+    elif mode is _UFUNC:
         try:
-            if mode is _UFUNC:
-                out = known[1](a, b, out=...)
-            else:
-                return _wrap(known[1](a, b))
-        finally:
-            _FP_STATE.reset(token) if _FP_STATE is not None else _restore_fp(token)
+            out = _RUN_IGNORING(known[1], a, b, out=...)
+        except RuntimeError:                      # the context is taken: set the state
+            out = guarded(known[1], a, b, out=...)
+    else:
+        return _wrap(guarded(known[1], a, b))
     r = _new(Tensor)
     r._data = out
     r._dtype = known[4]
@@ -139,12 +145,7 @@ def run2(known, a, b):
 
 def runn(known, arrays):
     """run1 over any number of arrays (a general kernel)."""
-    token = _FP_STATE.set(_FP_IGNORED) if _FP_STATE is not None else _ignore_fp()
-    try:
-        out = known[1](*arrays)
-    finally:
-        _FP_STATE.reset(token) if _FP_STATE is not None else _restore_fp(token)
-    return _wrap(out)
+    return _wrap(guarded(known[1], *arrays))
 
 
 # -- fast paths keyed by a call's own arguments ------------------------------------------------
@@ -268,14 +269,23 @@ def _binary_method(op: str):
             else:
                 known = None
             if known is not None:
-                if known[3] is _QUIET:            # run2(known, a, b), inline
-                    r = _new(Tensor)
-                    r._data = known[1](a, b, out=...)
-                    r._dtype = known[4]
-                    r._spec_shape = None
-                    return r
-                if known[2]:
-                    return run2(known, a, b)
+                mode = known[3]                   # run2(known, a, b), inline
+                if mode is _QUIET:
+                    out = known[1](a, b, out=...)
+                elif mode is _UFUNC:
+                    try:
+                        out = _RUN_IGNORING(known[1], a, b, out=...)
+                    except RuntimeError:          # the context is taken: set the state
+                        out = guarded(known[1], a, b, out=...)
+                elif known[2]:
+                    return _wrap(guarded(known[1], a, b))
+                else:
+                    return BINARY(op, self, o)
+                r = _new(Tensor)
+                r._data = out
+                r._dtype = known[4]
+                r._spec_shape = None
+                return r
         return BINARY(op, self, o)
     method.__name__ = f"__{op.lower()}__"
     return method

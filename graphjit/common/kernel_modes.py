@@ -5,7 +5,9 @@ state (what eager mode has always run).
 - GENERAL: any kernel, run under the ignore state; a scalar result becomes an array.
 - UFUNC: a one-output ufunc, called with `out=...` (numpy >= 2.3), which returns a 0-d
   result as an array: the same values without the np.asarray after it; its result's
-  dtype is known from the input dtypes (ufunc.resolve_dtypes).
+  dtype is known from the input dtypes (ufunc.resolve_dtypes). It runs through
+  ir.fp_errors.RUN_IGNORING (a ufunc reads no context variable but numpy's error state),
+  or under ignore_fp_errors when that context is taken.
 - QUIET: such a ufunc over integer and bool inputs only, from NO_FP_ERRORS: its loops
   set no floating-point error flag, so numpy's error state is not touched at all (the
   same warnings: none). tests/ops/test_eager_fast.py checks the list under "raise".
@@ -13,6 +15,8 @@ state (what eager mode has always run).
 from __future__ import annotations
 
 import numpy as np
+
+from ..ir.fp_errors import RUN_IGNORING
 
 __all__ = ["GENERAL", "UFUNC", "QUIET", "OUT_ARRAY", "NO_FP_ERRORS", "kernel_mode"]
 
@@ -36,7 +40,8 @@ def kernel_mode(kernel, in_dtypes, by_numpy):
     """How to call `kernel` over inputs of these graphjit dtypes (the module docstring),
     and for UFUNC and QUIET the graphjit dtype of its result (`by_numpy` maps numpy
     dtypes to them): (mode, dtype or None)."""
-    if OUT_ARRAY and type(kernel) is np.ufunc and kernel.nout == 1:
+    if OUT_ARRAY and RUN_IGNORING is not None and type(kernel) is np.ufunc and \
+            kernel.nout == 1:
         try:     # the loop numpy picks for these dtypes (NEP 50: values play no part)
             out = by_numpy.get(kernel.resolve_dtypes(tuple(d.np for d in in_dtypes) +
                                                      (None,))[-1])

@@ -14,7 +14,7 @@ import numpy as np
 from ..autodiff import tape as _tape
 from ..ir import dtypes as dt
 from ..ir.dtypes import DType
-from ..ir.fp_errors import FP_IGNORED, FP_STATE, ignore_fp_errors, restore_fp_errors
+from ..ir.fp_errors import FP_IGNORED, FP_STATE, RUN_IGNORING, ignore_fp_errors, restore_fp_errors
 from ..ir import registry as _registry
 from ..ir.registry import get_op
 from ..ir.types import STATE, ref_type
@@ -22,7 +22,7 @@ from ..common.kernel_modes import GENERAL as _GENERAL, QUIET as _QUIET, UFUNC as
 from ..common.kernel_modes import kernel_mode
 from ..common.parameter import Parameter
 from ..common import eager_fast as _eager_fast
-from ..common.eager_fast import run1, run2
+from ..common.eager_fast import guarded, run1, run2
 from ..common.tensor import SymbolicTensor, Tensor, TensorLike, current_recorder
 
 __all__ = ["apply", "apply_unary", "apply_pair", "apply_update", "binary", "to_tensor", "is_weak", "weak_kind", "weak_dtype",
@@ -105,10 +105,15 @@ def apply(op: str, *inputs, **attrs):
     mode = known[3]
     if mode is _QUIET:
         out = known[1](*arrays, out=...)
+    elif mode is _UFUNC:
+        try:
+            out = RUN_IGNORING(known[1], *arrays, out=...)
+        except RuntimeError:                  # the context is taken: set the state
+            out = guarded(known[1], *arrays, out=...)
     else:
         token = FP_STATE.set(FP_IGNORED) if FP_STATE is not None else ignore_fp_errors()
         try:
-            out = known[1](*arrays, out=...) if mode is _UFUNC else known[1](*arrays)
+            out = known[1](*arrays)
         finally:
             FP_STATE.reset(token) if FP_STATE is not None else restore_fp_errors(token)
     if known[2]:
