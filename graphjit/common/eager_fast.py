@@ -22,7 +22,7 @@ from ..ir.dtypes import DType
 from ..ir.fp_errors import FP_IGNORED as _FP_IGNORED, FP_STATE as _FP_STATE
 from ..ir.fp_errors import RUN_IGNORING as _RUN_IGNORING
 from ..ir.fp_errors import ignore_fp_errors as _ignore_fp, restore_fp_errors as _restore_fp
-from .kernel_modes import QUIET as _QUIET, UFUNC as _UFUNC
+from .kernel_modes import PURE as _PURE, QUIET as _QUIET, UFUNC as _UFUNC
 
 __all__ = ["install", "run1", "run2", "runn", "cached1", "cached2", "cached", "remember",
            "scalar_array"]
@@ -115,6 +115,11 @@ def run1(known, a):
             out = _RUN_IGNORING(known[1], a, out=...)
         except RuntimeError:                      # the context is taken: set the state
             out = guarded(known[1], a, out=...)
+    elif mode is _PURE:
+        try:
+            return _wrap(_RUN_IGNORING(known[1], a))
+        except RuntimeError:
+            return _wrap(guarded(known[1], a))
     else:
         return _wrap(guarded(known[1], a))
     r = _new(Tensor)
@@ -134,6 +139,11 @@ def run2(known, a, b):
             out = _RUN_IGNORING(known[1], a, b, out=...)
         except RuntimeError:                      # the context is taken: set the state
             out = guarded(known[1], a, b, out=...)
+    elif mode is _PURE:
+        try:
+            return _wrap(_RUN_IGNORING(known[1], a, b))
+        except RuntimeError:
+            return _wrap(guarded(known[1], a, b))
     else:
         return _wrap(guarded(known[1], a, b))
     r = _new(Tensor)
@@ -144,7 +154,12 @@ def run2(known, a, b):
 
 
 def runn(known, arrays):
-    """run1 over any number of arrays (a general kernel)."""
+    """run1 over any number of arrays (a general or pure kernel)."""
+    if known[3] is _PURE:
+        try:
+            return _wrap(_RUN_IGNORING(known[1], *arrays))
+        except RuntimeError:
+            pass
     return _wrap(guarded(known[1], *arrays))
 
 
@@ -278,7 +293,7 @@ def _binary_method(op: str):
                     except RuntimeError:          # the context is taken: set the state
                         out = guarded(known[1], a, b, out=...)
                 elif known[2]:
-                    return _wrap(guarded(known[1], a, b))
+                    return run2(known, a, b)
                 else:
                     return BINARY(op, self, o)
                 r = _new(Tensor)

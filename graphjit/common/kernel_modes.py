@@ -8,6 +8,9 @@ state (what eager mode has always run).
   dtype is known from the input dtypes (ufunc.resolve_dtypes). It runs through
   ir.fp_errors.RUN_IGNORING (a ufunc reads no context variable but numpy's error state),
   or under ignore_fp_errors when that context is taken.
+- PURE: the kernel of a built-in op of PURE_OPS, whose kernels are numpy calls only (no
+  Python callback, no context variable read but numpy's error state, no effect): run
+  through RUN_IGNORING as UFUNC, its result made an array and its dtype looked up.
 - QUIET: such a ufunc over integer and bool inputs only, from NO_FP_ERRORS: its loops
   set no floating-point error flag, so numpy's error state is not touched at all (the
   same warnings: none). tests/ops/test_eager_fast.py checks the list under "raise".
@@ -18,9 +21,10 @@ import numpy as np
 
 from ..ir.fp_errors import RUN_IGNORING
 
-__all__ = ["GENERAL", "UFUNC", "QUIET", "OUT_ARRAY", "NO_FP_ERRORS", "kernel_mode"]
+__all__ = ["GENERAL", "PURE", "UFUNC", "QUIET", "OUT_ARRAY", "NO_FP_ERRORS", "PURE_OPS",
+           "kernel_mode"]
 
-GENERAL, UFUNC, QUIET = "general", "ufunc", "quiet"
+GENERAL, PURE, UFUNC, QUIET = "general", "pure", "ufunc", "quiet"
 
 try:
     OUT_ARRAY = type(np.add(np.zeros(()), np.zeros(()), out=...)) is np.ndarray
@@ -34,6 +38,13 @@ NO_FP_ERRORS = frozenset({
     np.greater_equal, np.equal, np.not_equal, np.maximum, np.minimum, np.bitwise_and,
     np.bitwise_or, np.bitwise_xor, np.logical_and, np.logical_or, np.logical_xor,
     np.logical_not, np.negative, np.positive, np.absolute, np.invert, np.sign, np.square})
+
+#: built-in ops whose kernels (ir/defs) are numpy calls only; ops._dispatch holds their
+#: OpDefs as registered at import, so an op redefined with register_op is not among them
+PURE_OPS = frozenset({
+    "MatMul", "ReduceSum", "ReduceProd", "ReduceMean", "ReduceMax", "ReduceMin", "ArgMax",
+    "ArgMin", "Gather", "Stack", "Concat", "Index", "Reshape", "Transpose", "ExpandDims",
+    "Squeeze", "Cast"})
 
 
 def kernel_mode(kernel, in_dtypes, by_numpy):

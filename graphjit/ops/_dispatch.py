@@ -18,7 +18,8 @@ from ..ir.fp_errors import FP_IGNORED, FP_STATE, RUN_IGNORING, ignore_fp_errors,
 from ..ir import registry as _registry
 from ..ir.registry import get_op
 from ..ir.types import STATE, ref_type
-from ..common.kernel_modes import GENERAL as _GENERAL, QUIET as _QUIET, UFUNC as _UFUNC
+from ..common.kernel_modes import GENERAL as _GENERAL, PURE as _PURE, QUIET as _QUIET
+from ..common.kernel_modes import PURE_OPS, UFUNC as _UFUNC
 from ..common.kernel_modes import kernel_mode
 from ..common.parameter import Parameter
 from ..common import eager_fast as _eager_fast
@@ -44,6 +45,8 @@ _DEFAULT_OF_KIND = {"b": dt.bool_, "i": dt.int64, "u": dt.int64, "f": dt.float32
 _EAGER: dict = {}
 _EAGER_LIMIT = 4096
 _registry.ON_REPLACE.append(lambda name: _EAGER.clear())
+# the built-in definitions of kernel_modes.PURE_OPS (a redefined op is another OpDef)
+_PURE_DEFS = frozenset(get_op(name) for name in PURE_OPS)
 
 
 def _entry(op, arrays, attrs):
@@ -58,6 +61,8 @@ def _entry(op, arrays, attrs):
     one = len(out_types) == 1
     mode, out_dtype = kernel_mode(kernel, [t.dtype for t in in_types], _DTYPE_OF) if one \
         else (_GENERAL, None)
+    if mode is _GENERAL and one and RUN_IGNORING is not None and opdef in _PURE_DEFS:
+        mode = _PURE
     known = (nattrs, kernel, one, mode, out_dtype)
     return known, not opdef.infer_takes_consts and opdef.effects is None
 
@@ -110,6 +115,11 @@ def apply(op: str, *inputs, **attrs):
             out = RUN_IGNORING(known[1], *arrays, out=...)
         except RuntimeError:                  # the context is taken: set the state
             out = guarded(known[1], *arrays, out=...)
+    elif mode is _PURE:
+        try:
+            out = RUN_IGNORING(known[1], *arrays)
+        except RuntimeError:
+            out = guarded(known[1], *arrays)
     else:
         token = FP_STATE.set(FP_IGNORED) if FP_STATE is not None else ignore_fp_errors()
         try:
@@ -118,7 +128,7 @@ def apply(op: str, *inputs, **attrs):
             FP_STATE.reset(token) if FP_STATE is not None else restore_fp_errors(token)
     if known[2]:
         result = _new_tensor(Tensor)          # Tensor._wrap, inline
-        if mode is _GENERAL:
+        if known[4] is None:
             result._data = a = out if type(out) is np.ndarray else np.asarray(out)
             result._dtype = _DTYPE_OF.get(a.dtype) or _from_numpy(a.dtype)
         else:

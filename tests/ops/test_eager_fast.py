@@ -292,3 +292,70 @@ def test_a_redefined_op_clears_the_fast_tables():
         cb("ReduceSum")
     assert not eager_fast._FAST and not eager_fast._WITH_NUMBER
     assert x.sum().asnumpy() == 3 and (x * 2.0).asnumpy().tolist() == [0, 2, 4]
+
+
+# -- the context that ignores floating-point errors ------------------------------------------
+needs_context = pytest.mark.skipif(not kernel_modes.OUT_ARRAY,
+                                   reason="numpy < 2.3: no out=..., the state is set per op")
+
+
+@needs_context
+def test_ops_inside_the_taken_context_set_the_state_instead():
+    from graphjit.ir.fp_errors import RUN_IGNORING
+    x = ms.Tensor(np.array([1.0, 0.0], np.float32))
+    z = ms.Tensor(np.zeros(2, np.float32))
+    x / z, x.sum(), ops.matmul(x, x)             # noqa: B018  (in the tables)
+
+    def inner():                # RUN_IGNORING is entered: every op below falls back
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            return x / z, x.sum(), ops.matmul(x, x), ops.log(z)
+    with np.errstate(all="raise"):
+        q, s, m, lg = RUN_IGNORING(inner)
+    assert np.isinf(q.asnumpy()[0]) and np.isnan(q.asnumpy()[1])
+    assert s.asnumpy() == 1 and m.asnumpy() == 1 and lg.asnumpy().tolist() == [-np.inf] * 2
+
+
+def test_threads_running_ops_at_once_agree_with_one_thread():
+    import threading
+    rng = np.random.default_rng(1)
+    xs = [ms.Tensor(rng.standard_normal((64, 64)).astype(np.float32)) for _ in range(4)]
+    zero = ms.Tensor(np.zeros((64, 64), np.float32))
+
+    def work(x):
+        y = x
+        for _ in range(30):
+            y = ops.tanh(ops.matmul(y, x) / (zero + 0.0) * 0.0 + y).sum(0) * 0.5 + x
+        return y.asnumpy()
+    want = [work(x) for x in xs]
+    got, errors = [None] * 4, []
+
+    def run(i):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                got[i] = work(xs[i])
+        except Exception as e:               # pragma: no cover - reported below
+            errors.append(e)
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for g, w in zip(got, want):
+        assert np.array_equal(g, w, equal_nan=True)
+
+
+def test_only_built_in_definitions_run_as_pure():
+    from graphjit.ir import registry
+    assert registry.get_op("MatMul") in _dispatch._PURE_DEFS
+    registry.register_op("EagerFastProbe", ("x",), infer=lambda ts, attrs: ts[0],
+                         kernel=lambda x: np.asarray(x) * 2, exact_dtype=True)
+    x = ms.Tensor(np.arange(3, dtype=np.float32))
+    assert _dispatch.apply("EagerFastProbe", x).asnumpy().tolist() == [0, 2, 4]
+    entry = _dispatch._EAGER[("EagerFastProbe", ms.float32, (3,))]
+    assert entry[3] == kernel_modes.GENERAL
+    ops.matmul(x, x)                             # noqa: B018
+    entry = _dispatch._EAGER[("MatMul", ms.float32, (3,), ms.float32, (3,))]
+    assert entry[3] == (kernel_modes.PURE if kernel_modes.OUT_ARRAY else kernel_modes.GENERAL)
