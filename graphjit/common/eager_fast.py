@@ -24,7 +24,7 @@ from ..ir.fp_errors import RUN_IGNORING as _RUN_IGNORING
 from ..ir.fp_errors import ignore_fp_errors as _ignore_fp, restore_fp_errors as _restore_fp
 from .kernel_modes import PURE as _PURE, QUIET as _QUIET, UFUNC as _UFUNC
 
-__all__ = ["install", "run1", "run2", "runn", "cached1", "cached2", "cached", "remember",
+__all__ = ["install", "keep_general", "run1", "run2", "runn", "cached1", "cached2", "cached", "remember",
            "scalar_array"]
 
 
@@ -264,16 +264,16 @@ def _binary_method(op: str):
     tape records and apply has seen the signature (two Tensors with data, or a Tensor
     and a Python number), the kernel apply found for it runs at once; otherwise ops'
     binary() (promotion, graph values, the tape)."""
-    def method(self, o):
-        if type(self) is Tensor and not _tape._recording:
-            a = self._data
+    def method(self, o):             # self: a Tensor (Parameter keeps TensorLike's method)
+        if not _tape._recording:
             to = type(o)
             if to is Tensor:
-                b = o._data
-                if a is None or b is None:
+                try:
+                    a, b = self._data, o._data
+                    known = EAGER.get((op, self._dtype, a.shape, o._dtype, b.shape))
+                except AttributeError:            # a Tensor without data
                     return BINARY(op, self, o)
-                known = EAGER.get((op, self._dtype, a.shape, o._dtype, b.shape))
-            elif to in _NUMBERS and a is not None:
+            elif to in _NUMBERS and (a := self._data) is not None:
                 hit = _WITH_NUMBER.get((op, o, to, self._dtype, a.shape))
                 if hit is None:
                     known, b = _with_number(op, self._dtype, a.shape, o, to, False)
@@ -310,7 +310,7 @@ def _reflected_method(op: str):
     """_binary_method for `number op tensor` (__radd__ and the like)."""
     def method(self, o):
         to = type(o)
-        if to in _NUMBERS and type(self) is Tensor and not _tape._recording:
+        if to in _NUMBERS and not _tape._recording:       # self: a Tensor, as above
             b = self._data
             if b is not None:
                 hit = _WITH_NUMBER.get((op, o, to, self._dtype, b.shape, True))
@@ -329,11 +329,18 @@ _OPERATORS = {"add": "Add", "sub": "Sub", "mul": "Mul", "truediv": "RealDiv",
 _COMPARISONS = {"lt": "Less", "le": "LessEqual", "gt": "Greater", "ge": "GreaterEqual"}
 
 
+# the methods install() replaced: name -> TensorLike's method
+_GENERAL_METHODS: dict = {}
+
+
 def install(cls) -> None:
     """Give Tensor (`cls`) the operator methods above and the fast x[i] and reductions,
     each falling back on the general method it replaces (TensorLike's)."""
     global Tensor
     Tensor = cls
+    names = [f"__{n}__" for n in _OPERATORS] + [f"__r{n}__" for n in _OPERATORS] + \
+        [f"__{n}__" for n in _COMPARISONS] + ["__getitem__", "sum", "mean", "max", "min"]
+    _GENERAL_METHODS.update({n: getattr(cls, n) for n in names})
     for name, op in _OPERATORS.items():
         setattr(cls, f"__{name}__", _binary_method(op))
         setattr(cls, f"__r{name}__", _reflected_method(op))
@@ -400,3 +407,10 @@ def _install_reductions(cls):
         fn.__doc__ = base.__doc__
         fn.__name__ = base.__name__
         setattr(cls, base.__name__, fn)
+
+
+def keep_general(cls) -> None:
+    """Give a subclass of Tensor (Parameter: state read where a graph is being built)
+    back the general methods install() replaced."""
+    for name, method in _GENERAL_METHODS.items():
+        setattr(cls, name, method)

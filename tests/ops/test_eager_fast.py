@@ -359,3 +359,20 @@ def test_only_built_in_definitions_run_as_pure():
     ops.matmul(x, x)                             # noqa: B018
     entry = _dispatch._EAGER[("MatMul", ms.float32, (3,), ms.float32, (3,))]
     assert entry[3] == (kernel_modes.PURE if kernel_modes.OUT_ARRAY else kernel_modes.GENERAL)
+
+
+def test_parameters_keep_the_general_methods_and_tensors_without_data_say_so():
+    from graphjit.common.tensor import TensorLike
+    assert eager_fast._GENERAL_METHODS
+    for name in eager_fast._GENERAL_METHODS:
+        assert getattr(ms.Parameter, name) is getattr(TensorLike, name), name
+    p = ms.Parameter(np.ones(2, np.float32), name="p")
+    x = ms.Tensor(np.ones(2, np.float32))
+    x + x, x + 1.0                               # noqa: B018
+    assert (p + x).asnumpy().tolist() == [2, 2] and (x + p).asnumpy().tolist() == [2, 2]
+    assert (p * 3.0).asnumpy().tolist() == [3, 3] and (3.0 - p).asnumpy().tolist() == [2, 2]
+    spec = ms.Tensor(shape=(2,), dtype=ms.float32)
+    for fn in (lambda: spec + x, lambda: x + spec, lambda: spec + 1.0, lambda: 1.0 + spec,
+               lambda: spec < x):
+        with pytest.raises(ValueError, match="no data"):
+            fn()
