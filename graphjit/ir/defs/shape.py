@@ -365,8 +365,14 @@ def _gather_kernel(x, idx, axis):
     return x.take(i, axis)        # np.take(x, i, axis=axis) without its Python wrapper
 
 
+def _gather_factory(in_types, out_types, attrs):
+    axis = attrs["axis"]
+    return lambda x, idx: _gather_kernel(x, idx, axis)
+
+
 register_op("Gather", ("x", "indices"), {"axis": 0}, infer=_gather_infer,
-            kernel=_gather_kernel, exact_dtype=True, family="extern",
+            kernel=_gather_kernel, kernel_factory=_gather_factory, exact_dtype=True,
+            family="extern",
             doc="select slices of x along axis by integer indices (negative ones count "
                 "from the end)")
 
