@@ -353,7 +353,12 @@ def install(cls) -> None:
         if type(key) is int and type(self) is Tensor and not _tape._recording:
             a = self._data
             if a is not None and a.ndim and -a.shape[0] <= key < a.shape[0]:
-                return _wrap(a[key])
+                out = a[key]                      # a row (a view), or an element
+                r = _new(Tensor)
+                r._data = out if type(out) is np.ndarray else np.asarray(out)
+                r._dtype = self._dtype
+                r._spec_shape = None
+                return r
         return general_getitem(self, key)
     cls.__getitem__ = __getitem__
     _install_reductions(cls)
