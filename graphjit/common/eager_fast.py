@@ -24,9 +24,8 @@ from ..ir.fp_errors import RUN_IGNORING as _RUN_IGNORING
 from ..ir.fp_errors import ignore_fp_errors as _ignore_fp, restore_fp_errors as _restore_fp
 from .kernel_modes import PURE as _PURE, QUIET as _QUIET, UFUNC as _UFUNC
 
-__all__ = ["install", "keep_general", "run1", "run2", "runn", "cached1", "cached2", "cached", "remember",
-           "scalar_array"]
-
+__all__ = ["install", "keep_general", "run1", "run2", "runn", "guarded", "cached1", "cached2",
+           "cached", "remember", "scalar_array"]
 
 
 def _first_binary(op, x, y):
@@ -203,11 +202,14 @@ def cached2(op, x, y, extra):
 
 def cached(op, inputs, extra):
     """cached1 over any number of eager Tensors (a general kernel)."""
-    arrays = _arrays_of(inputs)
-    if arrays is None:
+    if _tape._recording:
         return None
-    known = _FAST.get((op, extra, *[(x._dtype, a.shape) for x, a in zip(inputs, arrays)]))
-    return None if known is None else runn(known, arrays)
+    try:    # the type in the key: a Parameter (or a graph value) never matches a Tensor
+        key = (op, extra, *[(type(x), x._dtype, x._data.shape) for x in inputs])
+    except AttributeError:                 # not a Tensor, or a Tensor without data
+        return None
+    known = _FAST.get(key)
+    return None if known is None else runn(known, [x._data for x in inputs])
 
 
 def remember(op, inputs, extra, attrs) -> None:
@@ -227,7 +229,14 @@ def remember(op, inputs, extra, attrs) -> None:
         return
     if len(_FAST) >= _FAST_LIMIT:
         _FAST.clear()
-    _FAST[(op, extra, *[(x._dtype, a.shape) for x, a in zip(inputs, arrays)])] = known
+    if len(inputs) == 1:
+        _FAST[(op, extra, (inputs[0]._dtype, arrays[0].shape))] = known
+    elif len(inputs) == 2:
+        _FAST[(op, extra, (inputs[0]._dtype, arrays[0].shape),
+               (inputs[1]._dtype, arrays[1].shape))] = known
+    else:                                  # cached's key, with the types (all Tensor)
+        _FAST[(op, extra, *[(Tensor, x._dtype, a.shape) for x, a in zip(inputs, arrays)])] = \
+            known
 
 
 # -- the Tensor's methods ----------------------------------------------------------------------
@@ -374,12 +383,16 @@ def _install_reductions(cls):
     tl_sum, tl_mean, tl_max, tl_min = cls.sum, cls.mean, cls.max, cls.min
 
     def sum(self, axis=None, dtype=None, keepdims=False, initial=None, out=None):
-        if dtype is None and initial is None and out is None and _plain(axis, keepdims):
-            r = cached1("ReduceSum", self, (axis, keepdims))
-            if r is None:
-                r = tl_sum(self, axis, None, keepdims)
-                remember("ReduceSum", (self,), (axis, keepdims),
-                         {"axis": axis, "keep_dims": keepdims})
+        if dtype is None and initial is None and out is None and (
+                axis is None or type(axis) is int) and (keepdims is True or keepdims is False):
+            # cached1("ReduceSum", self, (axis, keepdims)), inline (self: a Tensor, as the
+            # operators' self)
+            if not _tape._recording and (a := self._data) is not None:
+                known = _FAST.get(("ReduceSum", (axis, keepdims), (self._dtype, a.shape)))
+                if known is not None:
+                    return run1(known, a)
+            r = tl_sum(self, axis, None, keepdims)
+            remember("ReduceSum", (self,), (axis, keepdims), {"axis": axis, "keep_dims": keepdims})
             return r
         return tl_sum(self, axis, dtype, keepdims, initial, out)
 
@@ -397,11 +410,14 @@ def _install_reductions(cls):
         def method(self, axis=None, keepdims=False, *, initial=None, where=None,
                    return_indices=False, out=None):
             if initial is None and where is None and not return_indices and out is None \
-                    and _plain(axis, keepdims):
-                r = cached1(op, self, (axis, keepdims))
-                if r is None:
-                    r = general(self, axis, keepdims)
-                    remember(op, (self,), (axis, keepdims), {"axis": axis, "keep_dims": keepdims})
+                    and (axis is None or type(axis) is int) and \
+                    (keepdims is True or keepdims is False):
+                if not _tape._recording and (a := self._data) is not None:    # cached1
+                    known = _FAST.get((op, (axis, keepdims), (self._dtype, a.shape)))
+                    if known is not None:
+                        return run1(known, a)
+                r = general(self, axis, keepdims)
+                remember(op, (self,), (axis, keepdims), {"axis": axis, "keep_dims": keepdims})
                 return r
             return general(self, axis, keepdims, initial=initial, where=where,
                            return_indices=return_indices, out=out)

@@ -26,8 +26,8 @@ from ..common import eager_fast as _eager_fast
 from ..common.eager_fast import guarded, run1, run2
 from ..common.tensor import SymbolicTensor, Tensor, TensorLike, current_recorder
 
-__all__ = ["apply", "apply_unary", "apply_pair", "apply_update", "binary", "to_tensor", "is_weak", "weak_kind", "weak_dtype",
-           "PY_SCALARS"]
+__all__ = ["apply", "apply_unary", "apply_pair", "apply_update", "binary", "to_tensor",
+           "is_weak", "weak_kind", "weak_dtype", "PY_SCALARS"]
 
 PY_SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
 _KIND_ORDER = {"b": 0, "i": 1, "u": 1, "f": 2}

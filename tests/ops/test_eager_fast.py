@@ -376,3 +376,28 @@ def test_parameters_keep_the_general_methods_and_tensors_without_data_say_so():
                lambda: spec < x):
         with pytest.raises(ValueError, match="no data"):
             fn()
+
+
+def test_parameters_in_a_graph_are_read_when_it_runs_whatever_the_tables_hold():
+    from graphjit import nn
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.p = ms.Parameter(np.ones(3, np.float32), name="p")
+
+        def construct(self, x):
+            return ops.stack([self.p, self.p]).sum() + self.p.sum() + self.p[0] + x
+
+    t = ms.Tensor(np.ones(3, np.float32))
+    ops.stack([t, t]).sum(), t.sum(), t[0]       # noqa: B018  (the tables hold these)
+    net = Net()
+    x = ms.Tensor(np.array(0.0, np.float32))
+    try:
+        ms.set_context(mode=ms.GRAPH_MODE)
+        assert net(x).asnumpy() == 10
+        net.p.set_data(ms.Tensor(np.full(3, 2.0, np.float32)))
+        assert net(x).asnumpy() == 20
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    assert net(x).asnumpy() == 20

@@ -3,6 +3,8 @@ Squeeze, Concat, Stack, Index (basic indexing and slicing), IndexUpdate, Gather,
 BroadcastTo, Tile."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .. import dtypes as dt
@@ -366,8 +368,7 @@ def _gather_kernel(x, idx, axis):
 
 
 def _gather_factory(in_types, out_types, attrs):
-    axis = attrs["axis"]
-    return lambda x, idx: _gather_kernel(x, idx, axis)
+    return functools.partial(_gather_kernel, axis=attrs["axis"])
 
 
 register_op("Gather", ("x", "indices"), {"axis": 0}, infer=_gather_infer,
