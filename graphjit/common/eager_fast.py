@@ -183,7 +183,7 @@ def cached1(op, x, extra):
     if type(x) is Tensor and not _tape._recording:
         a = x._data
         if a is not None:
-            known = _FAST.get((op, extra, (x._dtype, a.shape)))
+            known = _FAST.get((op, extra, x._dtype, a.shape))
             if known is not None:
                 return run1(known, a)
     return None
@@ -194,7 +194,7 @@ def cached2(op, x, y, extra):
     if type(x) is Tensor and type(y) is Tensor and not _tape._recording:
         a, b = x._data, y._data
         if a is not None and b is not None:
-            known = _FAST.get((op, extra, (x._dtype, a.shape), (y._dtype, b.shape)))
+            known = _FAST.get((op, extra, x._dtype, a.shape, y._dtype, b.shape))
             if known is not None:
                 return run2(known, a, b)
     return None
@@ -212,10 +212,11 @@ def cached(op, inputs, extra):
     return None if known is None else runn(known, [x._data for x in inputs])
 
 
-def remember(op, inputs, extra, attrs) -> None:
-    """After apply(op, *inputs, **attrs) ran: the entry it kept serves `cached(op,
-    inputs, extra)` from now on. `extra` must determine `attrs` (the caller's
-    normalization of its arguments into attributes is a function of them)."""
+def remember(op, inputs, extra, attrs, many=False) -> None:
+    """After apply(op, *inputs, **attrs) ran: the entry it kept serves `cached1(op,
+    *inputs, extra)` or `cached2` from now on (`cached`, over any number of inputs, if
+    many). `extra` must determine `attrs` (the caller's normalization of its arguments
+    into attributes is a function of them)."""
     arrays = _arrays_of(inputs)
     if arrays is None or not all(type(v) in _PLAIN_ATTRS for v in attrs.values()):
         return
@@ -229,14 +230,16 @@ def remember(op, inputs, extra, attrs) -> None:
         return
     if len(_FAST) >= _FAST_LIMIT:
         _FAST.clear()
-    if len(inputs) == 1:
-        _FAST[(op, extra, (inputs[0]._dtype, arrays[0].shape))] = known
-    elif len(inputs) == 2:
-        _FAST[(op, extra, (inputs[0]._dtype, arrays[0].shape),
-               (inputs[1]._dtype, arrays[1].shape))] = known
-    else:                                  # cached's key, with the types (all Tensor)
+    if many:                               # cached's key, with the types (all Tensor)
         _FAST[(op, extra, *[(Tensor, x._dtype, a.shape) for x, a in zip(inputs, arrays)])] = \
             known
+    elif len(inputs) == 1:                 # cached1's key
+        _FAST[(op, extra, inputs[0]._dtype, arrays[0].shape)] = known
+    elif len(inputs) == 2:                 # cached2's
+        _FAST[(op, extra, inputs[0]._dtype, arrays[0].shape, inputs[1]._dtype,
+               arrays[1].shape)] = known
+    else:
+        raise ValueError("remember: more than two inputs need many=True (cached's key)")
 
 
 # -- the Tensor's methods ----------------------------------------------------------------------
@@ -388,7 +391,7 @@ def _install_reductions(cls):
             # cached1("ReduceSum", self, (axis, keepdims)), inline (self: a Tensor, as the
             # operators' self)
             if not _tape._recording and (a := self._data) is not None:
-                known = _FAST.get(("ReduceSum", (axis, keepdims), (self._dtype, a.shape)))
+                known = _FAST.get(("ReduceSum", (axis, keepdims), self._dtype, a.shape))
                 if known is not None:
                     return run1(known, a)
             r = tl_sum(self, axis, None, keepdims)
@@ -413,7 +416,7 @@ def _install_reductions(cls):
                     and (axis is None or type(axis) is int) and \
                     (keepdims is True or keepdims is False):
                 if not _tape._recording and (a := self._data) is not None:    # cached1
-                    known = _FAST.get((op, (axis, keepdims), (self._dtype, a.shape)))
+                    known = _FAST.get((op, (axis, keepdims), self._dtype, a.shape))
                     if known is not None:
                         return run1(known, a)
                 r = general(self, axis, keepdims)

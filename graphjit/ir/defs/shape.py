@@ -3,8 +3,6 @@ Squeeze, Concat, Stack, Index (basic indexing and slicing), IndexUpdate, Gather,
 BroadcastTo, Tile."""
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from .. import dtypes as dt
@@ -353,22 +351,24 @@ def _gather_infer(ts, attrs):
     return TensorType(x.dtype, x.shape[:a] + idx.shape + x.shape[a + 1:])
 
 
-def _gather_kernel(x, idx, axis):
-    x = np.asarray(x)
-    n = x.shape[axis]
-    i = np.asarray(idx)
-    if i.size:
-        lo = hi = int(i) if i.ndim == 0 else None    # one index: no reductions (2 us)
-        if lo is None:
-            lo, hi = i.min(), i.max()
-        if lo < -n or hi >= n:
-            raise IndexError(f"index {int(hi if hi >= n else lo)} is out of range for a dim "
-                             f"of size {n}")
-    return x.take(i, axis)        # np.take(x, i, axis=axis) without its Python wrapper
-
-
 def _gather_factory(in_types, out_types, attrs):
-    return functools.partial(_gather_kernel, axis=attrs["axis"])
+    axis = attrs["axis"]
+
+    def gather(x, idx):
+        x, i = np.asarray(x), np.asarray(idx)
+        n = x.shape[axis]
+        if i.ndim == 0:                      # one index: no reductions (2 us)
+            if not -n <= int(i) < n:
+                raise IndexError(f"index {int(i)} is out of range for a dim of size {n}")
+        elif i.size and (i.min() < -n or i.max() >= n):
+            raise IndexError(f"index {int(i.max() if i.max() >= n else i.min())} is out of "
+                             f"range for a dim of size {n}")
+        return x.take(i, axis)       # np.take(x, i, axis=axis) without its Python wrapper
+    return gather
+
+
+def _gather_kernel(x, idx, axis):
+    return _gather_factory(None, None, {"axis": axis})(x, idx)
 
 
 register_op("Gather", ("x", "indices"), {"axis": 0}, infer=_gather_infer,

@@ -90,7 +90,7 @@ def stack(tensors, axis=0):
         return tensors.stacked(_int(axis, "stack's axis"))
     r = apply("Stack", *_seq(tensors, "stack"), axis=_int(axis, "stack's axis"))
     if type(tensors) in (list, tuple) and type(axis) is int:
-        remember("Stack", tensors, axis, {"axis": axis})
+        remember("Stack", tensors, axis, {"axis": axis}, many=True)
     return r
 
 
