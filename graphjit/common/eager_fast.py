@@ -25,7 +25,7 @@ from ..ir.fp_errors import ignore_fp_errors as _ignore_fp, restore_fp_errors as 
 from .kernel_modes import PURE as _PURE, QUIET as _QUIET, UFUNC as _UFUNC
 
 __all__ = ["install", "keep_general", "run1", "run2", "runn", "guarded", "cached1", "cached2",
-           "cached", "remember", "scalar_array"]
+           "cached", "remember", "scalar_array", "take_one"]
 
 
 def _first_binary(op, x, y):
@@ -197,6 +197,24 @@ def cached2(op, x, y, extra):
             known = _FAST.get((op, extra, x._dtype, a.shape, y._dtype, b.shape))
             if known is not None:
                 return run2(known, a, b)
+    return None
+
+
+def take_one(x, idx, axis):
+    """The Gather op of eager Tensors for one integer index in range (a 0-d tensor):
+    x.take(index, axis), a copy, as Gather's kernel gives it; None in any other case (an
+    index array, out of range, a bool index, a scalar x, an axis out of range), which
+    the op then takes or refuses. (axis: an int.)"""
+    if type(x) is Tensor and type(idx) is Tensor and not _tape._recording:
+        a, i = x._data, idx._data
+        if a is not None and i is not None and i.ndim == 0 and idx._dtype.kind in "iu" \
+                and -a.ndim <= axis < a.ndim and -a.shape[axis] <= int(i) < a.shape[axis]:
+            out = a.take(i, axis)
+            r = _new(Tensor)
+            r._data = out if type(out) is np.ndarray else np.asarray(out)
+            r._dtype = x._dtype
+            r._spec_shape = None
+            return r
     return None
 
 

@@ -226,6 +226,15 @@ def test_gather_cached_gives_the_general_outcome(dtype):
             assert _outcome(lambda: ops.gather(table, i, axis)) == want, (idx, axis)
     with pytest.raises(ValueError):
         ops.gather(table, ms.Tensor(np.array(1)), 0, batch_dims=1)
+    flat, scalar = ms.Tensor(np.arange(4, dtype=np.int16)), ms.Tensor(np.array(2.0))
+    for x, i, axis in ((flat, ms.Tensor(np.array(-4)), 0), (flat, ms.Tensor(np.array(True)), 0),
+                       (scalar, ms.Tensor(np.array(0)), 0), (table, ms.Tensor(np.array(1.0)), 0),
+                       (table, ms.Tensor(np.array(1)), 2), (table, ms.Tensor(np.array(1)), -3)):
+        want = _outcome(lambda: _general("Gather", x, i, axis=axis))
+        assert _outcome(lambda: ops.gather(x, i, axis)) == want, (x, i, axis)
+    r = ops.gather(table, ms.Tensor(np.array(2)), 0)
+    r[0] = -1.0                                    # a copy: the table keeps its values
+    assert table.asnumpy()[2, 0] == 8
 
 
 def test_stack_cached_gives_the_general_outcome():

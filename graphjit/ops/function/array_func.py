@@ -9,7 +9,7 @@ from .._dispatch import apply, is_weak, to_tensor
 from .._utils import _axes, _axis_of, _int, _int_tuple, _known_shape, _pair, _t
 from ...autodiff import current_tape, tape as _tape
 from ...ir import dtypes as dt
-from ...common.eager_fast import cached, cached2, remember
+from ...common.eager_fast import cached, cached2, remember, take_one
 from ...common.tensor import SymbolicTensor, Tensor, TensorLike
 from ...ir.defs.shape import encode_index
 
@@ -157,8 +157,10 @@ def broadcast_to(input, shape):
 def gather(input_params, input_indices, axis=0, batch_dims=0):
     """Slices of input_params along axis, chosen by integer indices."""
     plain = type(axis) is int and batch_dims == 0
-    if plain:                              # eager Tensors seen before
-        r = cached2("Gather", input_params, input_indices, axis)
+    if plain:             # eager Tensors: one index in range, or a signature seen before
+        r = take_one(input_params, input_indices, axis)
+        if r is None:
+            r = cached2("Gather", input_params, input_indices, axis)
         if r is not None:
             return r
     if batch_dims != 0:
