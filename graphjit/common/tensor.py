@@ -301,6 +301,9 @@ class TensorLike:
         return self.size
 
 
+_BY_NUMPY = dt.BY_NUMPY
+
+
 class Tensor(TensorLike):
     """An eager tensor: a numpy array and its dtype.
 
@@ -322,6 +325,12 @@ class Tensor(TensorLike):
             self._dtype = dt.from_numpy(input_data.dtype)
             self._spec_shape = None
             return
+        if type(input_data) is np.ndarray and dtype is None and init is None:
+            arr = np.array(input_data)     # a copy (_to_array's), in a dtype graphjit has
+            d = _BY_NUMPY.get(arr.dtype)
+            if d is not None:
+                self._data, self._dtype, self._spec_shape = arr, d, None
+                return
         want = None if dtype is None else dt.as_dtype(dtype)
         if input_data is None and init is not None:
             # Tensor(dtype=, shape=, init=Initializer): MindSpore fills it on init_data();

@@ -410,3 +410,21 @@ def test_parameters_in_a_graph_are_read_when_it_runs_whatever_the_tables_hold():
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE)
     assert net(x).asnumpy() == 20
+
+
+@pytest.mark.parametrize("dtype", DTYPES + [np.complex64, np.dtype(">f4")])
+def test_tensor_of_an_array_copies_it_in_its_dtype(dtype):
+    from graphjit.ir.dtypes import from_numpy
+    with np.errstate(all="ignore"):
+        a = (np.arange(6).reshape(2, 3) - 2).astype(dtype)
+    if np.dtype(dtype).kind == "c" or not np.dtype(dtype).isnative:
+        with pytest.raises(TypeError):
+            ms.Tensor(a)
+        return
+    before = a.copy()
+    t = ms.Tensor(a)
+    a[0, 0] = 1                                     # later writes leave the tensor alone
+    assert _bits(t) == (from_numpy(np.dtype(dtype)), (2, 3), before.tobytes())
+    assert _bits(ms.Tensor(before[:, ::2])) == \
+        (t.dtype, (2, 2), np.ascontiguousarray(before[:, ::2]).tobytes())
+    assert ms.Tensor(a, dtype=ms.float64).dtype == ms.float64
