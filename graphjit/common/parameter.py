@@ -8,6 +8,7 @@ import threading
 import numpy as np
 
 from ..ir.errors import UnsupportedSyntaxError
+from .eager_fast import keep_general
 from .tensor import Tensor, _F, current_recorder
 
 __all__ = ["Parameter", "ParameterTuple", "mutable"]
@@ -103,6 +104,11 @@ class Parameter(Tensor):
 
     def __reduce__(self):
         return (Parameter, (np.array(self._data), self.name, self.requires_grad))
+
+
+# a Parameter in a graph being built is state read when the graph runs: its operators
+# take the general path (ops' binary and apply), never the eager Tensor's fast ones
+keep_general(Parameter)
 
 
 def mutable(input_data, dynamic_len=False):

@@ -16,9 +16,8 @@ import numpy as np
 from ..autodiff import tape as _tape
 from ..ir import dtypes as dt
 from ..ir.dtypes import DType
-from ..ir.fp_errors import FP_IGNORED as _FP_IGNORED, FP_STATE as _FP_STATE
-from ..ir.fp_errors import ignore_fp_errors as _ignore_fp, restore_fp_errors as _restore_fp
 from ..ir.types import TensorType, format_shape
+from . import eager_fast as _eager_fast
 
 __all__ = ["Tensor", "TensorSpec", "SymbolicTensor", "TensorLike", "Recorder",
            "current_recorder"]
@@ -302,94 +301,7 @@ class TensorLike:
         return self.size
 
 
-def _first_binary(op, x, y):
-    """Until graphjit.ops is imported (which installs its binary and table here)."""
-    from ..ops import _dispatch
-    return _dispatch.binary(op, x, y)
-
-
-# installed by graphjit.ops._dispatch when it is imported: binary(op, x, y) with
-# MindSpore's promotion rules, and apply's table of eager kernels by signature
-_binary = _first_binary
-_EAGER: dict = {}
-_NUMBERS = (float, int, bool)
 _BY_NUMPY = dt.BY_NUMPY
-_new = object.__new__
-
-
-def _weak_dtype(ty, strong: DType) -> DType:
-    """The dtype a Python float, int or bool takes beside a tensor of dtype `strong`
-    (ops._dispatch.weak_dtype)."""
-    if ty is float:
-        return strong if strong.is_floating else dt.float32
-    if ty is int:
-        return dt.int64 if strong.is_bool else strong
-    return strong
-
-
-# (Python number type, tensor dtype) -> the number's dtype, for every dtype
-_WEAK = {(ty, d): _weak_dtype(ty, d) for ty in _NUMBERS for d in dt.BY_NUMPY.values()}
-# (number, dtype) -> a read-only 0-d array of it (not 0.0 or NaN: -0.0 == 0.0 and
-# NaN != NaN as keys); cleared when full
-_SCALARS: dict = {}
-
-
-def _scalar_array(o, d: DType) -> np.ndarray:
-    """np.asarray(o, d.np), from a small cache of read-only arrays."""
-    key = (o, d)
-    a = _SCALARS.get(key)
-    if a is None:
-        a = np.asarray(o, d.np)
-        if o and o == o:
-            if len(_SCALARS) > 512:
-                _SCALARS.clear()
-            a.flags.writeable = False
-            _SCALARS[key] = a
-    return a
-
-
-def _binary_method(op: str, reflected: bool = False):
-    """The operator method of an eager Tensor for binary op `op`: when no gradient
-    tape records and apply has seen the signature (two Tensors with data, or a Tensor
-    and a Python number), the kernel apply found for it runs at once, with nothing
-    generic in between; otherwise ops' binary() (promotion, graph values, the tape)."""
-    def method(self, o):
-        if not _tape._recording and type(self) is Tensor:
-            a = self._data
-            to = type(o)
-            if to is Tensor and not reflected:
-                b = o._data
-                if a is None or b is None:
-                    return _binary(op, self, o)
-                known = _EAGER.get((op, self._dtype, a.shape, o._dtype, b.shape))
-            elif to in _NUMBERS and a is not None:
-                d = _WEAK[to, self._dtype]
-                known = _EAGER.get((op, d, (), self._dtype, a.shape) if reflected else
-                                   (op, self._dtype, a.shape, d, ()))
-                if known is not None:
-                    try:
-                        b = _scalar_array(o, d)
-                    except OverflowError:        # wraps around: binary() says how
-                        return _binary(op, o, self) if reflected else _binary(op, self, o)
-                    if reflected:
-                        a, b = b, a
-            else:
-                known = None
-            if known is not None and known[2]:
-                token = _FP_STATE.set(_FP_IGNORED) if _FP_STATE is not None else \
-                    _ignore_fp()
-                try:
-                    out = known[1](a, b)
-                finally:
-                    _FP_STATE.reset(token) if _FP_STATE is not None else _restore_fp(token)
-                r = _new(Tensor)
-                r._data = out = out if type(out) is np.ndarray else np.asarray(out)
-                r._dtype = _BY_NUMPY.get(out.dtype) or dt.from_numpy(out.dtype)
-                r._spec_shape = None
-                return r
-        return _binary(op, o, self) if reflected else _binary(op, self, o)
-    method.__name__ = f"__{'r' if reflected else ''}{op.lower()}__"
-    return method
 
 
 class Tensor(TensorLike):
@@ -403,19 +315,8 @@ class Tensor(TensorLike):
 
     __slots__ = ("_data", "_dtype", "_spec_shape", "__weakref__")
 
-    # the operators that are one binary op: the kernel apply cached for the signature,
-    # straight away (ops._dispatch.fast_binary); TensorLike's others serve the rest
-    __add__, __radd__ = _binary_method("Add"), _binary_method("Add", True)
-    __sub__, __rsub__ = _binary_method("Sub"), _binary_method("Sub", True)
-    __mul__, __rmul__ = _binary_method("Mul"), _binary_method("Mul", True)
-    __truediv__ = _binary_method("RealDiv")
-    __rtruediv__ = _binary_method("RealDiv", True)
-    __floordiv__ = _binary_method("FloorDiv")
-    __rfloordiv__ = _binary_method("FloorDiv", True)
-    __mod__, __rmod__ = _binary_method("FloorMod"), _binary_method("FloorMod", True)
-    __pow__, __rpow__ = _binary_method("Pow"), _binary_method("Pow", True)
-    __lt__, __le__ = _binary_method("Less"), _binary_method("LessEqual")
-    __gt__, __ge__ = _binary_method("Greater"), _binary_method("GreaterEqual")
+    # the operators that are one binary op, x[i] and the reductions: eager_fast.install,
+    # below the class
 
     def __init__(self, input_data=None, dtype=None, shape=None, init=None, const_arg=False,
                  internal=False):
@@ -424,6 +325,12 @@ class Tensor(TensorLike):
             self._dtype = dt.from_numpy(input_data.dtype)
             self._spec_shape = None
             return
+        if type(input_data) is np.ndarray and dtype is None and init is None:
+            arr = np.array(input_data)     # a copy (_to_array's), in a dtype graphjit has
+            d = _BY_NUMPY.get(arr.dtype)
+            if d is not None:
+                self._data, self._dtype, self._spec_shape = arr, d, None
+                return
         want = None if dtype is None else dt.as_dtype(dtype)
         if input_data is None and init is not None:
             # Tensor(dtype=, shape=, init=Initializer): MindSpore fills it on init_data();
@@ -536,6 +443,9 @@ class Tensor(TensorLike):
             yield Tensor._wrap(a[i])
 
     def __bool__(self):
+        a = self._data
+        if a is not None and a.ndim == 0:    # a 0-d array: the truth of its element
+            return bool(a)
         a = self._need_data()
         if a.size != 1:
             raise ValueError(f"The truth value of a Tensor with {a.size} elements is ambiguous; "
@@ -601,6 +511,9 @@ class Tensor(TensorLike):
 
     def __reduce__(self):
         return (Tensor, (self.asnumpy(),))
+
+
+_eager_fast.install(Tensor)
 
 
 def _spec_shape(shape):

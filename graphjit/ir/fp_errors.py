@@ -6,12 +6,21 @@ numpy keeps the state in a context variable (numpy >= 2); setting it to a saved
 third of a small graph's run and most of an eager op's overhead.
 (FP_STATE.set(FP_IGNORED) and FP_STATE.reset(token), where FP_STATE is not None, are
 what the two functions below do, for callers that cannot afford a function call.)
+
+RUN_IGNORING(fn, *args, **kwargs) calls fn in a context of its own in which the state
+ignores every error (contextvars.Context.run): 15 ns where setting and resetting the
+state cost 250 ns. fn sees no other context variable set by the caller, so it is only
+for functions that read none (numpy's ufuncs); and a context is entered by one caller
+at a time: a second entry (another thread, or fn calling RUN_IGNORING) raises
+RuntimeError at once, before fn runs, and callers then take ignore_fp_errors.
 """
 from __future__ import annotations
 
+import contextvars
+
 import numpy as np
 
-__all__ = ["FP_STATE", "FP_IGNORED", "ignore_fp_errors", "restore_fp_errors",
+__all__ = ["FP_STATE", "FP_IGNORED", "RUN_IGNORING", "ignore_fp_errors", "restore_fp_errors",
            "ignored_with_buffer"]
 
 try:
@@ -20,6 +29,13 @@ try:
         FP_IGNORED = FP_STATE.get()
 except (ImportError, AttributeError):      # older numpy: seterr, as errstate does there
     FP_STATE = FP_IGNORED = None
+
+if FP_STATE is not None:
+    _IGNORING = contextvars.Context()
+    _IGNORING.run(FP_STATE.set, FP_IGNORED)
+    RUN_IGNORING = _IGNORING.run
+else:
+    RUN_IGNORING = None
 
 
 def ignore_fp_errors():

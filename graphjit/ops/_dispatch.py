@@ -14,16 +14,20 @@ import numpy as np
 from ..autodiff import tape as _tape
 from ..ir import dtypes as dt
 from ..ir.dtypes import DType
-from ..ir.fp_errors import FP_IGNORED, FP_STATE, ignore_fp_errors, restore_fp_errors
+from ..ir.fp_errors import FP_IGNORED, FP_STATE, RUN_IGNORING, ignore_fp_errors, restore_fp_errors
 from ..ir import registry as _registry
 from ..ir.registry import get_op
 from ..ir.types import STATE, ref_type
+from ..common.kernel_modes import GENERAL as _GENERAL, PURE as _PURE, QUIET as _QUIET
+from ..common.kernel_modes import PURE_OPS, UFUNC as _UFUNC
+from ..common.kernel_modes import kernel_mode
 from ..common.parameter import Parameter
-from ..common import tensor as _tensor_module
+from ..common import eager_fast as _eager_fast
+from ..common.eager_fast import guarded, run1, run2
 from ..common.tensor import SymbolicTensor, Tensor, TensorLike, current_recorder
 
-__all__ = ["apply", "apply_unary", "apply_update", "binary", "to_tensor", "is_weak", "weak_kind", "weak_dtype",
-           "PY_SCALARS"]
+__all__ = ["apply", "apply_unary", "apply_pair", "apply_update", "binary", "to_tensor",
+           "is_weak", "weak_kind", "weak_dtype", "PY_SCALARS"]
 
 PY_SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
 _KIND_ORDER = {"b": 0, "i": 1, "u": 1, "f": 2}
@@ -36,9 +40,31 @@ _DEFAULT_OF_KIND = {"b": dt.bool_, "i": dt.int64, "u": dt.int64, "f": dt.float32
 # inference reads input values, and ops with effects (random draws, state, printing),
 # are worked out at every call. The table is cleared when it grows past _EAGER_LIMIT
 # (programs whose shapes change at every step) and when an op is redefined.
+# An entry is (normalized attrs, kernel, one output?, how the kernel is called: a mode
+# of common.kernel_modes, the result's DType for the modes that know it).
 _EAGER: dict = {}
 _EAGER_LIMIT = 4096
 _registry.ON_REPLACE.append(lambda name: _EAGER.clear())
+# the built-in definitions of kernel_modes.PURE_OPS (a redefined op is another OpDef)
+_PURE_DEFS = frozenset(get_op(name) for name in PURE_OPS)
+
+
+def _entry(op, arrays, attrs):
+    """The _EAGER entry of op over these arrays and attributes, and whether it may be
+    kept (not for ops whose inference reads values, nor for ops with effects)."""
+    opdef = get_op(op)
+    nattrs = opdef.normalize_attrs(attrs)
+    in_types = [Tensor._wrap(a).type for a in arrays]
+    out_types = opdef.infer_types(in_types, nattrs,
+                                  arrays if opdef.infer_takes_consts else None)
+    kernel = opdef.make_kernel(in_types, out_types, nattrs)
+    one = len(out_types) == 1
+    mode, out_dtype = kernel_mode(kernel, [t.dtype for t in in_types], _DTYPE_OF) if one \
+        else (_GENERAL, None)
+    if mode is _GENERAL and one and RUN_IGNORING is not None and opdef in _PURE_DEFS:
+        mode = _PURE
+    known = (nattrs, kernel, one, mode, out_dtype)
+    return known, not opdef.infer_takes_consts and opdef.effects is None
 
 
 def apply(op: str, *inputs, **attrs):
@@ -75,26 +101,39 @@ def apply(op: str, *inputs, **attrs):
     except TypeError:           # an attribute that does not hash (a list, an array)
         return _apply_slow(op, inputs, attrs)
     if known is None:
-        opdef = get_op(op)
-        nattrs = opdef.normalize_attrs(attrs)
-        in_types = [Tensor._wrap(a).type for a in arrays]
-        out_types = opdef.infer_types(in_types, nattrs,
-                                      arrays if opdef.infer_takes_consts else None)
-        known = (nattrs, opdef.make_kernel(in_types, out_types, nattrs), len(out_types) == 1)
-        if not opdef.infer_takes_consts and opdef.effects is None:
+        known, cacheable = _entry(op, arrays, attrs)
+        if cacheable:
             if len(_EAGER) >= _EAGER_LIMIT:
                 _EAGER.clear()
             _EAGER[sig] = known
     # _run_eager(op, *known, inputs, arrays), inline: this is every eager op's path
-    token = FP_STATE.set(FP_IGNORED) if FP_STATE is not None else ignore_fp_errors()
-    try:
-        out = known[1](*arrays)
-    finally:
-        FP_STATE.reset(token) if FP_STATE is not None else restore_fp_errors(token)
+    mode = known[3]
+    if mode is _QUIET:
+        out = known[1](*arrays, out=...)
+    elif mode is _UFUNC:
+        try:
+            out = RUN_IGNORING(known[1], *arrays, out=...)
+        except RuntimeError:                  # the context is taken: set the state
+            out = guarded(known[1], *arrays, out=...)
+    elif mode is _PURE:
+        try:
+            out = RUN_IGNORING(known[1], *arrays)
+        except RuntimeError:
+            out = guarded(known[1], *arrays)
+    else:
+        token = FP_STATE.set(FP_IGNORED) if FP_STATE is not None else ignore_fp_errors()
+        try:
+            out = known[1](*arrays)
+        finally:
+            FP_STATE.reset(token) if FP_STATE is not None else restore_fp_errors(token)
     if known[2]:
         result = _new_tensor(Tensor)          # Tensor._wrap, inline
-        result._data = a = out if type(out) is np.ndarray else np.asarray(out)
-        result._dtype = _DTYPE_OF.get(a.dtype) or _from_numpy(a.dtype)
+        if known[4] is None:
+            result._data = a = out if type(out) is np.ndarray else np.asarray(out)
+            result._dtype = _DTYPE_OF.get(a.dtype) or _from_numpy(a.dtype)
+        else:
+            result._data = out
+            result._dtype = known[4]
         result._spec_shape = None
         if _tape._recording:
             _record(op, known[0], inputs, arrays, (result,))
@@ -304,20 +343,22 @@ def apply_unary(op: str, x):
         if a is not None:
             known = _EAGER.get((op, x._dtype, a.shape))
             if known is not None and known[2]:
-                token = FP_STATE.set(FP_IGNORED) if FP_STATE is not None else \
-                    ignore_fp_errors()
-                try:
-                    out = known[1](a)
-                finally:
-                    FP_STATE.reset(token) if FP_STATE is not None else restore_fp_errors(token)
-                result = _new_tensor(Tensor)          # Tensor._wrap, inline
-                result._data = r = out if type(out) is np.ndarray else np.asarray(out)
-                result._dtype = _DTYPE_OF.get(r.dtype) or _from_numpy(r.dtype)
-                result._spec_shape = None
-                return result
+                return run1(known, a)
     return apply(op, to_tensor(x))
 
 
-# -- the eager Tensor's operators take binary() and this table (common.tensor) ----------
-_tensor_module._binary = binary
-_tensor_module._EAGER = _EAGER
+def apply_pair(op: str, x, y):
+    """apply(op, x, y) for an op without attributes and two eager Tensors (no promotion
+    of Python numbers: ops.matmul and the like), as apply_unary."""
+    if type(x) is Tensor and type(y) is Tensor and not _tape._recording:
+        a, b = x._data, y._data
+        if a is not None and b is not None:
+            known = _EAGER.get((op, x._dtype, a.shape, y._dtype, b.shape))
+            if known is not None and known[2]:
+                return run2(known, a, b)
+    return apply(op, to_tensor(x), to_tensor(y))
+
+
+# -- the eager Tensor's fast paths take binary() and this table (common.eager_fast) -----
+_eager_fast.BINARY = binary
+_eager_fast.EAGER = _EAGER

@@ -1,5 +1,5 @@
 """The eager Tensor's operators (+ - * / // % ** < <= > >=) take the kernel apply
-cached for their signature straight away (common.tensor._binary_method): the same
+cached for their signature straight away (common.eager_fast._binary_method): the same
 values, dtypes and errors as ops' binary() with MindSpore's promotion, first call or
 later, Tensor or Python number on either side."""
 import operator
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import graphjit as ms
-from graphjit.common import tensor as tensor_module
+from graphjit.common import eager_fast
 from graphjit.ops import _dispatch
 
 OPS = {operator.add: "Add", operator.sub: "Sub", operator.mul: "Mul",
@@ -61,7 +61,7 @@ def test_operators_agree_with_binary_first_call_and_cached(xs, fn):
 def test_the_cached_path_runs_without_binary(monkeypatch):
     x = ms.Tensor(np.arange(4, dtype=np.float32))
     x * 0.5, 2 - x, x < x                      # noqa: B018  (fills the table)
-    monkeypatch.setattr(tensor_module, "_binary", None)      # binary() would fail now
+    monkeypatch.setattr(eager_fast, "BINARY", None)      # binary() would fail now
     assert (x * 0.5).asnumpy().tolist() == [0, 0.5, 1, 1.5]
     assert (2 - x).asnumpy().tolist() == [2, 1, 0, -1]
     assert (x < x).asnumpy().tolist() == [False] * 4
@@ -82,7 +82,7 @@ def test_cached_numbers_are_read_only_and_keep_negative_zero():
     assert np.signbit((x * -0.0).asnumpy()).all() and not np.signbit((x * 0.0).asnumpy()).all()
     assert np.signbit((x * -0.0).asnumpy()).all()
     x * 0.25                                     # noqa: B018
-    cached = tensor_module._SCALARS[(0.25, ms.float32)]
+    cached = eager_fast._SCALARS[(0.25, ms.float32)]
     assert not cached.flags.writeable
 
 

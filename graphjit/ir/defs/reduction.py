@@ -54,6 +54,13 @@ _UFUNC_REDUCE = {np.sum: np.add.reduce, np.prod: np.multiply.reduce,
                  np.max: np.maximum.reduce, np.min: np.minimum.reduce}
 
 
+# numpy >= 2.3 takes out=... for "give an array, even 0-d" (no np.asarray after it)
+try:
+    _OUT_ARRAY = type(np.add.reduce(np.zeros(2), None, out=...)) is np.ndarray
+except TypeError:
+    _OUT_ARRAY = False
+
+
 def _axis_arg(axis):
     if axis is None or axis == ():
         return None
@@ -76,9 +83,13 @@ def _make(name, fn, out_dtype, doc):
             # float16 accumulates in float32 (as MindSpore and PyTorch do), then rounds once
             acc = np.dtype(np.float32) if odt == np.float16 else odt
             if reduce is not None:
+                if acc == odt and _OUT_ARRAY:      # the result is an array of odt already
+                    return lambda x: reduce(x, axis, acc, out=..., keepdims=kd)
                 return lambda x: np.asarray(reduce(x, axis, acc, None, kd), dtype=odt)
             return lambda x: np.asarray(fn(x, axis=axis, keepdims=kd, dtype=acc), dtype=odt)
         if reduce is not None:
+            if in_types[0].dtype.np == odt and _OUT_ARRAY:
+                return lambda x: reduce(x, axis, out=..., keepdims=kd)
             return lambda x: np.asarray(reduce(x, axis, None, None, kd), dtype=odt)
         return lambda x: np.asarray(fn(x, axis=axis, keepdims=kd), dtype=odt)
 

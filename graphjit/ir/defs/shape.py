@@ -352,18 +352,29 @@ def _gather_infer(ts, attrs):
     return TensorType(x.dtype, x.shape[:a] + idx.shape + x.shape[a + 1:])
 
 
+def _gather_factory(in_types, out_types, attrs):
+    axis = attrs["axis"]
+
+    def gather(x, idx):
+        x, i = np.asarray(x), np.asarray(idx)
+        n = x.shape[axis]
+        if i.ndim == 0:                      # one index: no reductions (2 us)
+            if not -n <= int(i) < n:
+                raise IndexError(f"index {int(i)} is out of range for a dim of size {n}")
+        elif i.size and (i.min() < -n or i.max() >= n):
+            raise IndexError(f"index {int(i.max() if i.max() >= n else i.min())} is out of "
+                             f"range for a dim of size {n}")
+        return x.take(i, axis)       # np.take(x, i, axis=axis) without its Python wrapper
+    return gather
+
+
 def _gather_kernel(x, idx, axis):
-    x = np.asarray(x)
-    n = x.shape[axis]
-    i = np.asarray(idx)
-    if i.size and (i.min() < -n or i.max() >= n):
-        raise IndexError(f"index {int(i.max() if i.max() >= n else i.min())} is out of "
-                         f"range for a dim of size {n}")
-    return np.take(x, i, axis=axis)
+    return _gather_factory(None, None, {"axis": axis})(x, idx)
 
 
 register_op("Gather", ("x", "indices"), {"axis": 0}, infer=_gather_infer,
-            kernel=_gather_kernel, exact_dtype=True, family="extern",
+            kernel=_gather_kernel, kernel_factory=_gather_factory, exact_dtype=True,
+            family="extern",
             doc="select slices of x along axis by integer indices (negative ones count "
                 "from the end)")
 

@@ -9,6 +9,7 @@ from .._dispatch import apply, is_weak, to_tensor
 from .._utils import _axes, _axis_of, _int, _int_tuple, _known_shape, _pair, _t
 from ...autodiff import current_tape, tape as _tape
 from ...ir import dtypes as dt
+from ...common.eager_fast import cached, cached2, remember, take_one
 from ...common.tensor import SymbolicTensor, Tensor, TensorLike
 from ...ir.defs.shape import encode_index
 
@@ -81,9 +82,16 @@ cat = concat
 
 def stack(tensors, axis=0):
     """Join tensors of one shape along a new axis."""
+    if type(tensors) in (list, tuple) and type(axis) is int:   # eager Tensors seen before
+        r = cached("Stack", tensors, axis)
+        if r is not None:
+            return r
     if hasattr(tensors, "stacked"):        # a list appended to in a Loop
         return tensors.stacked(_int(axis, "stack's axis"))
-    return apply("Stack", *_seq(tensors, "stack"), axis=_int(axis, "stack's axis"))
+    r = apply("Stack", *_seq(tensors, "stack"), axis=_int(axis, "stack's axis"))
+    if type(tensors) in (list, tuple) and type(axis) is int:
+        remember("Stack", tensors, axis, {"axis": axis}, many=True)
+    return r
 
 
 def _dim_size(x, axis, what):
@@ -148,10 +156,19 @@ def broadcast_to(input, shape):
 
 def gather(input_params, input_indices, axis=0, batch_dims=0):
     """Slices of input_params along axis, chosen by integer indices."""
+    plain = type(axis) is int and batch_dims == 0
+    if plain:             # eager Tensors: one index in range, or a signature seen before
+        r = take_one(input_params, input_indices, axis)
+        if r is None:
+            r = cached2("Gather", input_params, input_indices, axis)
+        if r is not None:
+            return r
     if batch_dims != 0:
         raise ValueError(f"gather: only batch_dims=0 is supported, got {batch_dims}")
-    return apply("Gather", _t(input_params), _t(input_indices),
-                 axis=_int(axis, "gather's axis"))
+    r = apply("Gather", _t(input_params), _t(input_indices), axis=_int(axis, "gather's axis"))
+    if plain:
+        remember("Gather", (input_params, input_indices), axis, {"axis": axis})
+    return r
 
 
 def shape(input):

@@ -8,7 +8,7 @@ import numpy as np
 
 from .array_func import (_axis, _dim_size, _float, cast, concat, expand_dims, getitem, reshape,
                          size, transpose, where)
-from .._dispatch import apply, apply_unary, binary
+from .._dispatch import apply, apply_pair, apply_unary, binary
 from .._utils import _axis_of, _const, _int_tuple, _known_shape, _rank, _t
 from ...ir import dtypes as dt
 from ...common.tensor import TensorLike
@@ -595,7 +595,7 @@ def cdist(x1, x2, p=2.0):
 
 def matmul(input, other):
     """Matrix product with numpy's batching and 1-D rules."""
-    return apply("MatMul", _t(input), _t(other))
+    return apply_pair("MatMul", input, other)      # apply("MatMul", _t(input), _t(other))
 
 
 def bmm(input_x, mat2):

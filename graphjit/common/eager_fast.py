@@ -1,0 +1,458 @@
+"""The eager Tensor's fast paths: an op whose signature eager mode has already run takes
+the kernel cached for it at once, with nothing generic in between.
+
+ops._dispatch.apply works out an op's kernel once per signature (op, input dtypes and
+shapes, attributes) and keeps it in its table (installed here as EAGER). The Tensor
+operators (+ - * / // % ** < <= > >=), x[i] with an int i, the reductions x.sum(),
+x.max(), x.min() and x.mean(), and the functions that call `cached` below look that
+kernel up by what they were given and run it; anything else (a graph value, a
+Parameter, a recording gradient tape, a signature not seen yet, an argument of another
+kind) takes the general path, which gives the same values, dtypes and errors, and
+after which `remember` makes the next call fast. tests/ops/test_eager_fast.py holds
+each fast path against the general one.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..autodiff import tape as _tape
+from ..ir import dtypes as dt
+from ..ir import registry as _registry
+from ..ir.dtypes import DType
+from ..ir.fp_errors import FP_IGNORED as _FP_IGNORED, FP_STATE as _FP_STATE
+from ..ir.fp_errors import RUN_IGNORING as _RUN_IGNORING
+from ..ir.fp_errors import ignore_fp_errors as _ignore_fp, restore_fp_errors as _restore_fp
+from .kernel_modes import PURE as _PURE, QUIET as _QUIET, UFUNC as _UFUNC
+
+__all__ = ["install", "keep_general", "run1", "run2", "runn", "guarded", "cached1", "cached2",
+           "cached", "remember", "scalar_array", "take_one"]
+
+
+def _first_binary(op, x, y):
+    """Until graphjit.ops is imported (which installs its binary and table here)."""
+    from ..ops import _dispatch
+    return _dispatch.binary(op, x, y)
+
+
+# installed by graphjit.ops._dispatch when it is imported: binary(op, x, y) with
+# MindSpore's promotion rules, and apply's table of eager kernels by signature
+BINARY = _first_binary
+EAGER: dict = {}
+Tensor = None                 # common.tensor.Tensor (install)
+
+_NUMBERS = (float, int, bool)
+_BY_NUMPY = dt.BY_NUMPY
+_from_numpy = dt.from_numpy
+_new = object.__new__
+_PLAIN_ATTRS = (int, bool, str, type(None))   # apply's signature keeps these as they are
+
+# (op, dtypes, shapes, the call's own arguments) -> an EAGER entry, for the paths below
+# whose arguments are not apply's attributes one for one; cleared when full and when an
+# op is redefined (as EAGER is)
+_FAST: dict = {}
+_FAST_LIMIT = 4096
+_registry.ON_REPLACE.append(lambda name: _FAST.clear())
+
+
+def _weak_dtype(ty, strong: DType) -> DType:
+    """The dtype a Python float, int or bool takes beside a tensor of dtype `strong`
+    (ops._dispatch.weak_dtype)."""
+    if ty is float:
+        return strong if strong.is_floating else dt.float32
+    if ty is int:
+        return dt.int64 if strong.is_bool else strong
+    return strong
+
+
+# (Python number type, tensor dtype) -> the number's dtype, for every dtype
+_WEAK = {(ty, d): _weak_dtype(ty, d) for ty in _NUMBERS for d in dt.BY_NUMPY.values()}
+# (number, dtype) -> a read-only 0-d array of it (not 0.0 or NaN: -0.0 == 0.0 and
+# NaN != NaN as keys); cleared when full
+_SCALARS: dict = {}
+
+
+def scalar_array(o, d: DType) -> np.ndarray:
+    """np.asarray(o, d.np), from a small cache of read-only arrays."""
+    key = (o, d)
+    a = _SCALARS.get(key)
+    if a is None:
+        a = np.asarray(o, d.np)
+        if o and o == o:
+            if len(_SCALARS) > 512:
+                _SCALARS.clear()
+            a.flags.writeable = False
+            _SCALARS[key] = a
+    return a
+
+
+# -- running a cached kernel -------------------------------------------------------------------
+def _wrap(out):
+    r = _new(Tensor)                       # Tensor._wrap, inline
+    r._data = out if type(out) is np.ndarray else (out := np.asarray(out))
+    r._dtype = _BY_NUMPY.get(out.dtype) or _from_numpy(out.dtype)
+    r._spec_shape = None
+    return r
+
+
+def guarded(kernel, *arrays, **kwargs):
+    """kernel(*arrays, **kwargs) under numpy's "ignore" error state."""
+    token = _FP_STATE.set(_FP_IGNORED) if _FP_STATE is not None else _ignore_fp()
+    try:
+        return kernel(*arrays, **kwargs)
+    finally:
+        _FP_STATE.reset(token) if _FP_STATE is not None else _restore_fp(token)
+
+
+def run1(known, a):
+    """A Tensor of the one-output kernel of EAGER entry `known` over array a, called as
+    its mode says (common.kernel_modes)."""
+    mode = known[3]
+    if mode is _QUIET:
+        out = known[1](a, out=...)
+    elif mode is _UFUNC:
+        try:
+            out = _RUN_IGNORING(known[1], a, out=...)
+        except RuntimeError:                      # the context is taken: set the state
+            out = guarded(known[1], a, out=...)
+    elif mode is _PURE:
+        try:
+            return _wrap(_RUN_IGNORING(known[1], a))
+        except RuntimeError:
+            return _wrap(guarded(known[1], a))
+    else:
+        return _wrap(guarded(known[1], a))
+    r = _new(Tensor)
+    r._data = out
+    r._dtype = known[4]
+    r._spec_shape = None
+    return r
+
+
+def run2(known, a, b):
+    """run1 over two arrays."""
+    mode = known[3]
+    if mode is _QUIET:
+        out = known[1](a, b, out=...)
+    elif mode is _UFUNC:
+        try:
+            out = _RUN_IGNORING(known[1], a, b, out=...)
+        except RuntimeError:                      # the context is taken: set the state
+            out = guarded(known[1], a, b, out=...)
+    elif mode is _PURE:
+        try:
+            return _wrap(_RUN_IGNORING(known[1], a, b))
+        except RuntimeError:
+            return _wrap(guarded(known[1], a, b))
+    else:
+        return _wrap(guarded(known[1], a, b))
+    r = _new(Tensor)
+    r._data = out
+    r._dtype = known[4]
+    r._spec_shape = None
+    return r
+
+
+def runn(known, arrays):
+    """run1 over any number of arrays (a general or pure kernel)."""
+    if known[3] is _PURE:
+        try:
+            return _wrap(_RUN_IGNORING(known[1], *arrays))
+        except RuntimeError:
+            pass
+    return _wrap(guarded(known[1], *arrays))
+
+
+# -- fast paths keyed by a call's own arguments ------------------------------------------------
+def _arrays_of(inputs):
+    """The arrays of eager Tensors (exactly Tensor: no Parameter) with data, else None;
+    also None while a gradient tape records."""
+    if _tape._recording:
+        return None
+    arrays = []
+    for x in inputs:
+        if type(x) is not Tensor or x._data is None:
+            return None
+        arrays.append(x._data)
+    return arrays
+
+
+def cached1(op, x, extra):
+    """The Tensor op gives over eager x, when `remember(op, (x,), extra, ...)` was called
+    for its dtype and shape and the same `extra` (the call's other arguments, hashable,
+    of types that tell apart what == does not: no bools where ints go); else None."""
+    if type(x) is Tensor and not _tape._recording:
+        a = x._data
+        if a is not None:
+            known = _FAST.get((op, extra, x._dtype, a.shape))
+            if known is not None:
+                return run1(known, a)
+    return None
+
+
+def cached2(op, x, y, extra):
+    """cached1 over two eager Tensors."""
+    if type(x) is Tensor and type(y) is Tensor and not _tape._recording:
+        a, b = x._data, y._data
+        if a is not None and b is not None:
+            known = _FAST.get((op, extra, x._dtype, a.shape, y._dtype, b.shape))
+            if known is not None:
+                return run2(known, a, b)
+    return None
+
+
+def take_one(x, idx, axis):
+    """The Gather op of eager Tensors for one integer index in range (a 0-d tensor):
+    x.take(index, axis), a copy, as Gather's kernel gives it; None in any other case (an
+    index array, out of range, a bool index, a scalar x, an axis out of range), which
+    the op then takes or refuses. (axis: an int.)"""
+    if type(x) is Tensor and type(idx) is Tensor and not _tape._recording:
+        a, i = x._data, idx._data
+        if a is not None and i is not None and i.ndim == 0 and idx._dtype.kind in "iu" \
+                and -a.ndim <= axis < a.ndim and -a.shape[axis] <= int(i) < a.shape[axis]:
+            out = a.take(i, axis)
+            r = _new(Tensor)
+            r._data = out if type(out) is np.ndarray else np.asarray(out)
+            r._dtype = x._dtype
+            r._spec_shape = None
+            return r
+    return None
+
+
+def cached(op, inputs, extra):
+    """cached1 over any number of eager Tensors (a general kernel)."""
+    if _tape._recording:
+        return None
+    try:    # the type in the key: a Parameter (or a graph value) never matches a Tensor
+        key = (op, extra, *[(type(x), x._dtype, x._data.shape) for x in inputs])
+    except AttributeError:                 # not a Tensor, or a Tensor without data
+        return None
+    known = _FAST.get(key)
+    return None if known is None else runn(known, [x._data for x in inputs])
+
+
+def remember(op, inputs, extra, attrs, many=False) -> None:
+    """After apply(op, *inputs, **attrs) ran: the entry it kept serves `cached1(op,
+    *inputs, extra)` or `cached2` from now on (`cached`, over any number of inputs, if
+    many). `extra` must determine `attrs` (the caller's normalization of its arguments
+    into attributes is a function of them)."""
+    arrays = _arrays_of(inputs)
+    if arrays is None or not all(type(v) in _PLAIN_ATTRS for v in attrs.values()):
+        return
+    sig = [op]
+    for x, a in zip(inputs, arrays):
+        sig += (x._dtype, a.shape)
+    if attrs:        # as apply builds it: (name, type, value) for the plain kinds
+        sig.append(tuple((k, type(v), v) for k, v in attrs.items()))
+    known = EAGER.get(tuple(sig))
+    if known is None or not known[2]:
+        return
+    if len(_FAST) >= _FAST_LIMIT:
+        _FAST.clear()
+    if many:                               # cached's key, with the types (all Tensor)
+        _FAST[(op, extra, *[(Tensor, x._dtype, a.shape) for x, a in zip(inputs, arrays)])] = \
+            known
+    elif len(inputs) == 1:                 # cached1's key
+        _FAST[(op, extra, inputs[0]._dtype, arrays[0].shape)] = known
+    elif len(inputs) == 2:                 # cached2's
+        _FAST[(op, extra, inputs[0]._dtype, arrays[0].shape, inputs[1]._dtype,
+               arrays[1].shape)] = known
+    else:
+        raise ValueError("remember: more than two inputs need many=True (cached's key)")
+
+
+# -- the Tensor's methods ----------------------------------------------------------------------
+# (op, number, its type, the tensor's dtype and shape[, True if the number comes first])
+# -> (EAGER entry, the number as an array): one look-up for `x * 0.5`; numbers that
+# scalar_array does not keep (0, -0.0, NaN) are not kept here either
+_WITH_NUMBER: dict = {}
+_registry.ON_REPLACE.append(lambda name: _WITH_NUMBER.clear())
+
+
+def _with_number(op, dtype, shape, o, to, reflected):
+    """The EAGER entry of `tensor op number` (`number op tensor` if reflected) and the
+    number as an array of its dtype by MindSpore's rules; (None, None) if apply has not
+    seen the signature or the number does not fit the dtype (binary() says how it
+    wraps around)."""
+    d = _WEAK[to, dtype]
+    known = EAGER.get((op, d, (), dtype, shape) if reflected else (op, dtype, shape, d, ()))
+    if known is None:
+        return None, None
+    try:
+        b = scalar_array(o, d)
+    except OverflowError:
+        return None, None
+    if o and o == o:
+        if len(_WITH_NUMBER) >= _FAST_LIMIT:
+            _WITH_NUMBER.clear()
+        _WITH_NUMBER[(op, o, to, dtype, shape, True) if reflected else
+                     (op, o, to, dtype, shape)] = (known, b)
+    return known, b
+
+
+def _binary_method(op: str):
+    """The operator method of an eager Tensor for binary op `op`: when no gradient
+    tape records and apply has seen the signature (two Tensors with data, or a Tensor
+    and a Python number), the kernel apply found for it runs at once; otherwise ops'
+    binary() (promotion, graph values, the tape)."""
+    def method(self, o):             # self: a Tensor (Parameter keeps TensorLike's method)
+        if not _tape._recording:
+            to = type(o)
+            if to is Tensor:
+                try:
+                    a, b = self._data, o._data
+                    known = EAGER.get((op, self._dtype, a.shape, o._dtype, b.shape))
+                except AttributeError:            # a Tensor without data
+                    return BINARY(op, self, o)
+            elif to in _NUMBERS and (a := self._data) is not None:
+                hit = _WITH_NUMBER.get((op, o, to, self._dtype, a.shape))
+                if hit is None:
+                    known, b = _with_number(op, self._dtype, a.shape, o, to, False)
+                    if known is None:
+                        return BINARY(op, self, o)
+                else:
+                    known, b = hit
+            else:
+                known = None
+            if known is not None:
+                mode = known[3]                   # run2(known, a, b), inline
+                if mode is _QUIET:
+                    out = known[1](a, b, out=...)
+                elif mode is _UFUNC:
+                    try:
+                        out = _RUN_IGNORING(known[1], a, b, out=...)
+                    except RuntimeError:          # the context is taken: set the state
+                        out = guarded(known[1], a, b, out=...)
+                elif known[2]:
+                    return run2(known, a, b)
+                else:
+                    return BINARY(op, self, o)
+                r = _new(Tensor)
+                r._data = out
+                r._dtype = known[4]
+                r._spec_shape = None
+                return r
+        return BINARY(op, self, o)
+    method.__name__ = f"__{op.lower()}__"
+    return method
+
+
+def _reflected_method(op: str):
+    """_binary_method for `number op tensor` (__radd__ and the like)."""
+    def method(self, o):
+        to = type(o)
+        if to in _NUMBERS and not _tape._recording:       # self: a Tensor, as above
+            b = self._data
+            if b is not None:
+                hit = _WITH_NUMBER.get((op, o, to, self._dtype, b.shape, True))
+                if hit is None:
+                    hit = _with_number(op, self._dtype, b.shape, o, to, True)
+                known, a = hit
+                if known is not None and known[2]:
+                    return run2(known, a, b)
+        return BINARY(op, o, self)
+    method.__name__ = f"__r{op.lower()}__"
+    return method
+
+
+_OPERATORS = {"add": "Add", "sub": "Sub", "mul": "Mul", "truediv": "RealDiv",
+              "floordiv": "FloorDiv", "mod": "FloorMod", "pow": "Pow"}
+_COMPARISONS = {"lt": "Less", "le": "LessEqual", "gt": "Greater", "ge": "GreaterEqual"}
+
+
+# the methods install() replaced: name -> TensorLike's method
+_GENERAL_METHODS: dict = {}
+
+
+def install(cls) -> None:
+    """Give Tensor (`cls`) the operator methods above and the fast x[i] and reductions,
+    each falling back on the general method it replaces (TensorLike's)."""
+    global Tensor
+    Tensor = cls
+    names = [f"__{n}__" for n in _OPERATORS] + [f"__r{n}__" for n in _OPERATORS] + \
+        [f"__{n}__" for n in _COMPARISONS] + ["__getitem__", "sum", "mean", "max", "min"]
+    _GENERAL_METHODS.update({n: getattr(cls, n) for n in names})
+    for name, op in _OPERATORS.items():
+        setattr(cls, f"__{name}__", _binary_method(op))
+        setattr(cls, f"__r{name}__", _reflected_method(op))
+    for name, op in _COMPARISONS.items():
+        setattr(cls, f"__{name}__", _binary_method(op))
+    general_getitem = cls.__getitem__
+
+    def __getitem__(self, key):
+        """x[i] for an int i in range: a[i], as the Index op's kernel; else x[key]."""
+        if type(key) is int and type(self) is Tensor and not _tape._recording:
+            a = self._data
+            if a is not None and a.ndim and -a.shape[0] <= key < a.shape[0]:
+                out = a[key]                      # a row (a view), or an element
+                r = _new(Tensor)
+                r._data = out if type(out) is np.ndarray else np.asarray(out)
+                r._dtype = self._dtype
+                r._spec_shape = None
+                return r
+        return general_getitem(self, key)
+    cls.__getitem__ = __getitem__
+    _install_reductions(cls)
+
+
+def _plain(axis, keep) -> bool:
+    """Whether a reduction's arguments are the ones the table serves: axis None or an
+    int, keep a bool (then apply's attributes are axis=axis, keep_dims=keep)."""
+    return (axis is None or type(axis) is int) and (keep is True or keep is False)
+
+
+def _install_reductions(cls):
+    tl_sum, tl_mean, tl_max, tl_min = cls.sum, cls.mean, cls.max, cls.min
+
+    def sum(self, axis=None, dtype=None, keepdims=False, initial=None, out=None):
+        if dtype is None and initial is None and out is None and (
+                axis is None or type(axis) is int) and (keepdims is True or keepdims is False):
+            # cached1("ReduceSum", self, (axis, keepdims)), inline (self: a Tensor, as the
+            # operators' self)
+            if not _tape._recording and (a := self._data) is not None:
+                known = _FAST.get(("ReduceSum", (axis, keepdims), self._dtype, a.shape))
+                if known is not None:
+                    return run1(known, a)
+            r = tl_sum(self, axis, None, keepdims)
+            remember("ReduceSum", (self,), (axis, keepdims), {"axis": axis, "keep_dims": keepdims})
+            return r
+        return tl_sum(self, axis, dtype, keepdims, initial, out)
+
+    def mean(self, axis=None, keep_dims=False, dtype=None, out=None, keepdims=None):
+        keep = keep_dims if keepdims is None else keepdims
+        if dtype is None and out is None and _plain(axis, keep):
+            r = cached1("ReduceMean", self, (axis, keep))
+            if r is None:
+                r = tl_mean(self, axis, keep)
+                remember("ReduceMean", (self,), (axis, keep), {"axis": axis, "keep_dims": keep})
+            return r
+        return tl_mean(self, axis, keep_dims, dtype, out, keepdims)
+
+    def extreme(op, general):
+        def method(self, axis=None, keepdims=False, *, initial=None, where=None,
+                   return_indices=False, out=None):
+            if initial is None and where is None and not return_indices and out is None \
+                    and (axis is None or type(axis) is int) and \
+                    (keepdims is True or keepdims is False):
+                if not _tape._recording and (a := self._data) is not None:    # cached1
+                    known = _FAST.get((op, (axis, keepdims), self._dtype, a.shape))
+                    if known is not None:
+                        return run1(known, a)
+                r = general(self, axis, keepdims)
+                remember(op, (self,), (axis, keepdims), {"axis": axis, "keep_dims": keepdims})
+                return r
+            return general(self, axis, keepdims, initial=initial, where=where,
+                           return_indices=return_indices, out=out)
+        return method
+
+    for fn, base in ((sum, tl_sum), (mean, tl_mean), (extreme("ReduceMax", tl_max), tl_max),
+                     (extreme("ReduceMin", tl_min), tl_min)):
+        fn.__doc__ = base.__doc__
+        fn.__name__ = base.__name__
+        setattr(cls, base.__name__, fn)
+
+
+def keep_general(cls) -> None:
+    """Give a subclass of Tensor (Parameter: state read where a graph is being built)
+    back the general methods install() replaced."""
+    for name, method in _GENERAL_METHODS.items():
+        setattr(cls, name, method)
