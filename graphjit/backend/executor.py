@@ -161,6 +161,8 @@ class Emitter:
         self.sliced: Dict[int, Tuple[str, str, int]] = {}
         # ids of the stacks kept as lists of their rows (backend.stacks)
         self.lists: Set[int] = set()
+        # ids of nodes not run: an ExpandDims whose rows such a list takes directly
+        self.skip: Set[int] = set()
 
     # names
     def fresh(self, prefix: str = "v") -> str:
@@ -283,6 +285,8 @@ class Emitter:
             emit_fused(self, k, depth)
             return
         node = k.node
+        if id(node) in self.skip:
+            return
         ins = [self.name(v) for v in node.inputs]
         emit = EMITTERS.get(node.op, emit_call)
         emit(self, k, ins, depth)

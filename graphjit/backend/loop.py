@@ -107,19 +107,34 @@ def _only_squeezed(p, ax: int, body) -> bool:
     return True
 
 
-def _row(em, body, body_prog, ri: int, result: str) -> str:
-    """The row a stack kept as a list takes from body result ri (one element along
-    axis 0): ExpandDims' input where it outlives the body run (a parameter or a
-    result: never freed there), else `result[0]`."""
-    r = body_prog.root(body.results[ri])
-    p = r.producer
-    if p is not None and p.op == "ExpandDims" and p.inputs[0].type.rank is not None and \
-            int(p.attrs["axis"]) % (p.inputs[0].type.rank + 1) == 0:
+def _rows_direct(em, node, body_prog, rows) -> dict:
+    """For the stacks kept as lists (rows: body result index -> list variable), the
+    body results that are ExpandDims(x, 0) of an x outliving the body run (a
+    parameter or a result: never freed there): {result index: x}. The list takes x
+    itself; the ExpandDims, read by nothing else, is not run (em.skip)."""
+    a = node.attrs
+    body = a["body"]
+    other = {ri for ri, axis in a["output_map"] if axis is None} | \
+        {ri for ri, _ in a["back_edges"]} | {a["condition_result"]}
+    for (ri, axis), o in zip(a["output_map"], node.outputs):
+        if axis is not None and id(o) not in em.lists:
+            other.add(ri)
+    direct = {}
+    for ri in rows:
+        r = body.results[ri]
+        p = r.producer
+        if p is None or p.op != "ExpandDims" or p.inputs[0].type.rank is None or \
+                int(p.attrs["axis"]) % (p.inputs[0].type.rank + 1) != 0:
+            continue
         x = body_prog.root(p.inputs[0])
-        if any(q is x for q in body.params) or \
-                any(body_prog.root(q) is x for q in body.results):
-            return em.name(x)
-    return f"{result}[0]"
+        if not any(q is x for q in body.params) and \
+                not any(body_prog.root(q) is x for q in body.results):
+            continue
+        direct[ri] = x
+        if ri not in other and not r.users and \
+                sum(1 for q in body.results if q is r) == 1:
+            em.skip.add(id(p))
+    return direct
 
 
 def emit_loop(em, kernel, ins, depth: int) -> None:
@@ -225,11 +240,13 @@ def emit_loop(em, kernel, ins, depth: int) -> None:
         em.line(inner, s, node)
     if iteration is not None:
         em.line(inner, iteration, node)
+    direct = _rows_direct(em, node, body_prog, rows)
     results = em.program_body(body_prog, inner)
     for ri, acc in accs.items():
         em.line(inner, f"{acc}_append({results[ri]})", node)
     for ri, acc in rows.items():
-        em.line(inner, f"{acc}_append({_row(em, body, body_prog, ri, results[ri])})", node)
+        row = em.name(direct[ri]) if ri in direct else f"{results[ri]}[0]"
+        em.line(inner, f"{acc}_append({row})", node)
     # a result read after the loop must survive the back edges' assignment
     back_vars = {em.name(body.params[bp]) for bp in back_params}
     last = {}
