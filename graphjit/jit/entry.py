@@ -182,7 +182,7 @@ def make_guard_check(entry):
 def _guard_lines(entry, env) -> list:
     """The lines checking the entry's guards: each attribute the graph depends on is
     as it was (CacheEntry.guards_hold, written out for the common kinds)."""
-    if any(g[2] not in ("value", "tensor", "id", "param") for g in entry.guards):
+    if any(g[2] not in ("value", "tensor", "id", "param", "params") for g in entry.guards):
         env["_guards_hold"] = entry.guards_hold     # Parameters, sub-Cells: the general check
         return ["    if not _guards_hold(state=False): return MISS"]
     lines = []
@@ -202,6 +202,16 @@ def _guard_lines(entry, env) -> list:
             env[f"_g{j}a"], env[f"_g{j}b"] = value
             lines.append(f"    if not isinstance(c, _Parameter) or c._dtype is not _g{j}a or "
                          f"c._data.shape != _g{j}b: return MISS")
+        elif kind == "params":          # a ParameterTuple or list: its type, length, items
+            env["_Parameter"] = Parameter
+            env[f"_g{j}t"] = value[0]
+            lines.append(f"    if type(c) is not _g{j}t or len(c) != {len(value[1])}: "
+                         f"return MISS")
+            for k, (dtype, shape) in enumerate(value[1]):
+                env[f"_g{j}_{k}a"], env[f"_g{j}_{k}b"] = dtype, shape
+                lines.append(f"    p = c[{k}]")
+                lines.append(f"    if not isinstance(p, _Parameter) or p._dtype is not "
+                             f"_g{j}_{k}a or p._data.shape != _g{j}_{k}b: return MISS")
         elif kind == "tensor":
             env[f"_g{j}a"], env[f"_g{j}b"] = value
             lines.append(f"    if id(c) != _g{j}a or id(getattr(c, '_data', None)) != _g{j}b: "

@@ -26,7 +26,7 @@ output, so updates inside their bodies keep their place too. The optimizer ops
 from __future__ import annotations
 
 import threading
-from contextlib import ExitStack
+from contextlib import ExitStack, nullcontext
 from typing import Sequence
 
 import numpy as np
@@ -76,9 +76,14 @@ def write(var, arr, dtype, copy: bool = False) -> np.ndarray:
     return a
 
 
+_NO_LOCK = nullcontext()     # reusable: what an update without use_locking holds
+
+
 def holding(use_locking: bool, *variables):
     """A context holding the locks of these variables (each once, in one global
     order, so two updates never wait for each other) when use_locking is set."""
+    if not use_locking:
+        return _NO_LOCK
     stack = ExitStack()
     if use_locking:
         seen = {}
