@@ -191,7 +191,8 @@ def _mean_all(node, em, x):
         return None
     d = np.dtype(t.dtype.np)
     n = em.glob(np.intp(math.prod(t.shape)), "_count")
-    total = f"{em.ref(np.add.reduce, 'add_reduce')}({x}, None, {em.glob(d, '_dtype')}, None, False)"
+    total = (f"{em.ref(np.add.reduce, 'add_reduce')}({x}, None, {em.glob(d, '_dtype')}, "
+             f"None, False)")
     return f"{em.glob(d.type, '_as')}({total} / {n})"
 
 

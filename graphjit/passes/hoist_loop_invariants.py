@@ -8,9 +8,9 @@ of the Loop, in front of it; the body reads the value through a new invariant in
         ...                                            ...
 
 Invariant: a body parameter bound to an un-sliced input without a back edge (or
-with one from the parameter itself), a body constant, or the output of a node already moved. Never moved: nodes with effects,
-If and Loop nodes, and, unless the Loop surely runs at least once, nodes that may
-fail at run time (a moved node runs even when the Loop runs zero times, and must
+with one from the parameter itself), a body constant, or the output of a node
+already moved. Never moved: nodes with effects, If and Loop nodes, and, unless the
+Loop surely runs at least once, nodes that may fail at run time (a moved node runs even when the Loop runs zero times, and must
 not raise where the program would not have).
 """
 from __future__ import annotations

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .common import fail
-from .state import check_like, check_scalar, check_var, holding, state_op, write
+from .state import check_like, check_scalar, check_var, holding, ordered_locks, state_op, write
 
 __all__ = ["OPTIMIZER_OPS"]
 
@@ -190,7 +190,8 @@ def _sgd_factory(in_types, out_types, attrs):
     nesterov = attrs["nesterov"]
 
     def k(param, grad, lr, accum, momentum, stat, tok):
-        with holding(True, param, accum, stat):
+        l0, l1, l2 = ordered_locks(param, accum, stat)     # always held (holding(True))
+        with l0, l1, l2:
             g = grad + param._data * wd if wd > 0 else grad
             if momentum > 0:
                 first = stat._data > 0

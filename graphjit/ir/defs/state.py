@@ -84,14 +84,27 @@ def holding(use_locking: bool, *variables):
     order, so two updates never wait for each other) when use_locking is set."""
     if not use_locking:
         return _NO_LOCK
+    if len(variables) == 1:
+        return variables[0]._lock
     stack = ExitStack()
-    if use_locking:
-        seen = {}
-        for v in variables:
-            seen.setdefault(id(v), v)
-        for _, v in sorted(seen.items()):
-            stack.enter_context(v._lock)
+    seen = {}
+    for v in variables:
+        seen.setdefault(id(v), v)
+    for _, v in sorted(seen.items()):
+        stack.enter_context(v._lock)
     return stack
+
+
+def ordered_locks(*variables) -> tuple:
+    """The locks of these variables in holding's order, one per variable (a variable
+    given twice: a lock that holds nothing the second time), for `with l0, l1, l2:`
+    (the locks' own C context managers: a microsecond where holding's stack takes
+    five)."""
+    order = sorted(variables, key=id)
+    out = [order[0]._lock]
+    for prev, v in zip(order, order[1:]):
+        out.append(_NO_LOCK if v is prev else v._lock)
+    return tuple(out)
 
 
 # -- inference helpers (shared with optimizers.py) ----------------------------------------------
