@@ -142,6 +142,8 @@ class CacheEntry:
     # jit.entry.make_call's function (False: calls cannot take one); for a gradient
     # step's entry, its guard check (jit.grad)
     fast_call: Any = None
+    # a gradient step's entry: its generated call (jit.grad_entry; False: none)
+    grad_call: Any = None
 
     def guards_hold(self, arg_params=None, state=True) -> bool:
         """Whether every attribute the graph depends on is as it was, and (state) its

@@ -45,7 +45,6 @@ class _Memo:
         self.names = _arg_names(fn, self_obj is not None)
         self.specs = getattr(gf.fn, "input_signature", None) or \
             getattr(gf.fn, "_input_specs", None)
-        self.calls = {}     # id(entry) -> (entry, its grad_entry.make_grad_call or None)
 
 
 def _memo(gf: GradFunction) -> _Memo:
@@ -56,11 +55,14 @@ def _memo(gf: GradFunction) -> _Memo:
 
 
 def _install(gf, m: _Memo, entry, args) -> None:
-    """Make the entry's fast call (jit.grad_entry) the one gf's calls try first."""
-    got = m.calls.get(id(entry))
-    if got is None:
-        got = m.calls[id(entry)] = (entry, make_grad_call(entry, gf, m.weights, args))
-    gf._graphjit_fast = got[1]
+    """Make the entry's fast call (jit.grad_entry) the one gf's calls try first. It is
+    made once per entry: the entry's cache is that of one function, configuration and
+    list of weights, so every gradient function reaching it (`ms.grad(net, None, w)`
+    made anew at each step, say) shares it."""
+    call = entry.grad_call
+    if call is None:
+        call = entry.grad_call = make_grad_call(entry, gf, m.weights, args) or False
+    gf._graphjit_fast = call or None
 
 
 def call_grad(gf: GradFunction, args, kwargs):

@@ -139,3 +139,16 @@ def test_grad_without_value_and_one_weight():
     want = ms.grad(net, None, net.w)(x, 1)
     ms.set_context(mode=ms.GRAPH_MODE)
     assert again.asnumpy().tobytes() == want.asnumpy().tobytes()
+
+
+def test_gradient_functions_made_at_each_step_share_the_entrys_call():
+    """`ms.grad(net, None, w)(x)` made anew every step generates the fast call once."""
+    net = Lin()
+    x = ms.Tensor(np.array([3.0, -4.0], np.float32))
+    calls = set()
+    for _ in range(3):
+        gf = ms.value_and_grad(net, None, net.trainable_params())
+        out = gf(x, 1)
+        calls.add(id(gf._graphjit_fast))
+        assert _bits(out) == _bits(_eager(net, x, 1))
+    assert len(calls) == 1
