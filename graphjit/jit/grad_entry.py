@@ -49,15 +49,18 @@ _counter = itertools.count()
 def make_grad_call(entry, gf, weights, args):
     """The fast call of a gradient function's cache entry for calls like `args`
     (positional Tensors with data and plain constants), or None where such calls
-    cannot take one (sens_param, positions, has_aux, an output other than the loss
-    and the weights' gradients)."""
+    cannot take one (sens_param, positions, an output other than the loss, a tuple of
+    tensors beside it (has_aux) and the weights' gradients)."""
     prog = entry.template
     t = prog.t_diff
-    if gf.sens_param or gf.positions is not None or gf.weights is None or gf.has_aux or \
-            prog.t_aux is not None or prog.sens_at or type(t) is not Out or t.weak or \
-            t.is_list or getattr(gf.fn, "input_signature", None) or \
-            getattr(gf.fn, "_input_specs", None):
+    aux = prog.t_aux
+    if gf.sens_param or gf.positions is not None or gf.weights is None or prog.sens_at or \
+            type(t) is not Out or t.weak or t.is_list or \
+            getattr(gf.fn, "input_signature", None) or getattr(gf.fn, "_input_specs", None):
         return None
+    if gf.has_aux != (aux is not None) or (aux is not None and not (type(aux) is tuple and all(
+            type(u) is Out and not u.weak and not u.is_list for u in aux))):
+        return None                     # aux other than a tuple of tensors: the general path
     key = entry.key
     n = len(args)
     if len(key) != n + 1 or key[n] != ():      # the arguments' keys, then the sens'
@@ -113,7 +116,9 @@ def make_grad_call(entry, gf, weights, args):
         env["_attr_writes"] = entry.attr_writes
         lines += ["    for ref, attr, value in _attr_writes:", "        obj = ref()",
                   "        if obj is not None:", "            setattr(obj, attr, value)"]
-    outs = [t.i] + list(range(prog.n_results, prog.n_results + len(weights)))
+    n_aux = len(aux) if aux is not None else 0
+    outs = [t.i] + list(range(prog.n_results, prog.n_results + len(weights))) + \
+        [u.i for u in aux or ()]
     names = []
     for k, i in enumerate(outs):
         lines += [f"    o = outs[{i}]",
@@ -122,9 +127,17 @@ def make_grad_call(entry, gf, weights, args):
                   f"    r{k}._dtype = _by_numpy.get(o.dtype) or _from_numpy(o.dtype)",
                   f"    r{k}._spec_shape = None"]
         names.append(f"r{k}")
-    grads = names[1] if gf.single_weight else \
-        "(" + "".join(f"{r}, " for r in names[1:]) + ")"
-    lines.append(f"    return ({names[0]}, {grads})" if gf.get_value else f"    return {grads}")
+    grad_names = names[1:len(names) - n_aux]
+    grads = grad_names[0] if gf.single_weight else \
+        "(" + "".join(f"{r}, " for r in grad_names) + ")"
+    aux_names = "".join(f"{r}, " for r in names[len(names) - n_aux:])
+    if aux is None:
+        lines.append(f"    return ({names[0]}, {grads})" if gf.get_value else
+                     f"    return {grads}")
+    elif gf.get_value:                  # ((value, *aux), grads), as GradFunction.assemble
+        lines.append(f"    return (({names[0]}, {aux_names}), {grads})")
+    else:                               # (grads, aux)
+        lines.append(f"    return ({grads}, ({aux_names}))")
     source = "\n".join(lines) + "\n"
     exec(compile(source, f"<graphjit-grad-entry-{next(_counter)}>", "exec"), env)
     fn = env["call"]

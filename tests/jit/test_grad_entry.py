@@ -152,3 +152,34 @@ def test_gradient_functions_made_at_each_step_share_the_entrys_call():
         calls.add(id(gf._graphjit_fast))
         assert _bits(out) == _bits(_eager(net, x, 1))
     assert len(calls) == 1
+
+
+@pytest.mark.parametrize("get_value", [True, False])
+def test_has_aux_takes_the_fast_call_with_eager_modes_structure(get_value, monkeypatch):
+    """MindSpore's training loop: value_and_grad(forward_fn, None, weights,
+    has_aux=True) of a function returning (loss, logits)."""
+    net = Lin()
+    weights = net.trainable_params()
+
+    def forward(x, i):
+        y = x * net.w
+        return (y * y).sum() + i, y, y * 2
+
+    x = ms.Tensor(np.array([3.0, -4.0], np.float32))
+    make = (lambda: ms.value_and_grad(forward, None, weights, has_aux=True)) if get_value \
+        else (lambda: ms.grad(forward, None, weights, has_aux=True))
+    gf = make()
+    first = gf(x, 1)
+    assert gf._graphjit_fast is not None
+    _refuse_general_path(monkeypatch)
+    again = gf(x, 1)
+    monkeypatch.undo()
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    want = make()(x, 1)
+    ms.set_context(mode=ms.GRAPH_MODE)
+
+    def flat(o):
+        if isinstance(o, (tuple, list)):
+            return [type(o).__name__, len(o)] + [z for v in o for z in flat(v)]
+        return [str(o.dtype), o.asnumpy().tobytes()]
+    assert flat(again) == flat(first) == flat(want)

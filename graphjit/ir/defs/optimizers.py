@@ -189,11 +189,13 @@ def _sgd_factory(in_types, out_types, attrs):
     damp, wd = dtype.type(attrs["dampening"]), dtype.type(attrs["weight_decay"])
     nesterov = attrs["nesterov"]
 
+    decay = bool(wd > 0)
+
     def k(param, grad, lr, accum, momentum, stat, tok):
         l0, l1, l2 = ordered_locks(param, accum, stat)     # always held (holding(True))
         with l0, l1, l2:
-            g = grad + param._data * wd if wd > 0 else grad
-            if momentum > 0:
+            g = grad + param._data * wd if decay else grad
+            if float(momentum) > 0:       # (a 0-d array's comparison costs a microsecond)
                 first = stat._data > 0
                 a = write(accum, np.where(first, g, accum._data * momentum +
                                           (dtype.type(1) - damp) * g), dtype)
