@@ -293,12 +293,14 @@ def test_int_parameters_are_refused_by_optimizer_ops():
         ops.ApplyGradientDescent()(var, 1, ms.Tensor(np.ones(2, np.int32)))
 
 
-def test_sgd_holds_its_locks_under_concurrent_eager_calls():
-    """ops.SGD always locks parameters, accum and stat (ordered_locks): no update is
-    lost, and a variable passed twice is locked once (no deadlock)."""
+@pytest.mark.parametrize("momentum", [0.9, 0.0])
+def test_sgd_holds_its_locks_under_concurrent_eager_calls(momentum):
+    """ops.SGD always locks what it updates (parameters, and with momentum accum and
+    stat, in ordered_locks' order): no update is lost, and a variable passed twice is
+    locked once (no deadlock)."""
     shape = (32, 32)
     grad = ms.Tensor(RNG.standard_normal(shape).astype(f32))
-    mom = P(np.asarray(0.9), "momentum")
+    mom = P(np.asarray(momentum), "momentum")
 
     def fresh():
         return P(np.ones(shape), "p"), P(np.zeros(shape), "accum"), P(np.ones(shape), "stat")

@@ -192,15 +192,20 @@ def _sgd_factory(in_types, out_types, attrs):
     decay = bool(wd > 0)
 
     def k(param, grad, lr, accum, momentum, stat, tok):
-        l0, l1, l2 = ordered_locks(param, accum, stat)     # always held (holding(True))
+        # (a float: a 0-d array's comparison costs a microsecond)
+        if not float(momentum) > 0:     # accum and stat are neither read nor written
+            with param._lock:           # always held (holding(True))
+                g = grad + param._data * wd if decay else grad
+                out = write(param, param._data - lr * g, dtype)
+            return out, tok
+        l0, l1, l2 = ordered_locks(param, accum, stat)
         with l0, l1, l2:
             g = grad + param._data * wd if decay else grad
-            if float(momentum) > 0:       # (a 0-d array's comparison costs a microsecond)
-                first = stat._data > 0
-                a = write(accum, np.where(first, g, accum._data * momentum +
-                                          (dtype.type(1) - damp) * g), dtype)
-                write(stat, np.zeros_like(stat._data), dtype)
-                g = g + a * momentum if nesterov else a
+            first = stat._data > 0
+            a = write(accum, np.where(first, g, accum._data * momentum +
+                                      (dtype.type(1) - damp) * g), dtype)
+            write(stat, np.zeros_like(stat._data), dtype)
+            g = g + a * momentum if nesterov else a
             out = write(param, param._data - lr * g, dtype)
         return out, tok
     return k
