@@ -210,7 +210,8 @@ def make_guard_check(entry):
 def _guard_lines(entry, env) -> list:
     """The lines checking the entry's guards: each attribute the graph depends on is
     as it was (CacheEntry.guards_hold, written out for the common kinds)."""
-    if any(g[2] not in ("value", "tensor", "id", "param", "params") for g in entry.guards):
+    if any(g[2] not in ("value", "tensor", "id", "param", "params", "cells")
+           for g in entry.guards):
         env["_guards_hold"] = entry.guards_hold     # Parameters, sub-Cells: the general check
         return ["    if not _guards_hold(state=False): return MISS"]
     lines = []
@@ -240,6 +241,13 @@ def _guard_lines(entry, env) -> list:
                 lines.append(f"    p = c[{k}]")
                 lines.append(f"    if not isinstance(p, _Parameter) or p._dtype is not "
                              f"_g{j}_{k}a or p._data.shape != _g{j}_{k}b: return MISS")
+        elif kind == "cells":           # the same Cell, with the same sub-Cells in order
+            env["_nodict"] = {}
+            env[f"_g{j}a"], env[f"_g{j}b"] = value
+            lines += [f"    if id(c) != _g{j}a: return MISS",
+                      "    d = getattr(c, '__dict__', _nodict).get('_cells')",
+                      f"    if (tuple([id(x) for x in d.values()]) if d else ()) != _g{j}b: "
+                      f"return MISS"]
         elif kind == "tensor":
             env[f"_g{j}a"], env[f"_g{j}b"] = value
             lines.append(f"    if id(c) != _g{j}a or id(getattr(c, '_data', None)) != _g{j}b: "

@@ -96,3 +96,35 @@ def test_a_training_step_binds_new_parameters_and_recompiles_for_new_types():
     opt._parameters = kept
     assert cache.last((X,)) is not MISS
     assert "_guards_hold" not in cache.last.source      # every guard written out
+
+
+class WithLoss(nn.Cell):
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def construct(self, x):
+        return (self.net(x) ** 2).mean()
+
+
+def test_the_guard_on_a_cells_sub_cells_is_written_out_and_checked():
+    ms.set_seed(0)
+    inner = nn.SequentialCell([nn.Dense(3, 4), nn.ReLU(), nn.Dense(4, 2)])
+    wl = WithLoss(inner)
+    step = nn.TrainOneStepCell(wl, nn.Momentum(wl.trainable_params(), 0.1, 0.9))
+    step(X)
+    cache = _cache_for(step, type(step).construct)
+    entry = cache.order[-1]
+    assert any(g[2] == "cells" for g in entry.guards)
+    fast = cache.last
+    assert fast is not None and "_guards_hold" not in fast.source and "_cells" in fast.source
+    assert fast((X,)) is not MISS
+    kept = dict(inner._cells)
+    inner._cells.clear()                    # other sub-Cells (none): the guard fails
+    inner._cells.update({k: kept[k] for k in reversed(list(kept))})   # another order
+    assert fast((X,)) is MISS
+    inner._cells.clear()
+    inner._cells.update(kept)
+    assert fast((X,)) is not MISS
+    wl.net = nn.SequentialCell([nn.Dense(3, 4), nn.ReLU(), nn.Dense(4, 2)])
+    assert fast((X,)) is MISS               # another Cell in the attribute
