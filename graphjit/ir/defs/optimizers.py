@@ -79,10 +79,11 @@ def _momentum_factory(in_types, out_types, attrs):
     dtype, lock = in_types[0].dtype.np, attrs["use_locking"]
     nesterov = attrs["use_nesterov"]
     scale = dtype.type(attrs["gradient_scale"])
+    scaled = bool(scale != 1)
 
     def k(var, accum, lr, grad, momentum, tok):
         with holding(lock, var, accum):
-            g = grad * scale if scale != 1 else grad
+            g = grad * scale if scaled else grad
             a = write(accum, accum._data * momentum + g, dtype)
             if nesterov:
                 new = var._data - (g * lr + a * momentum * lr)

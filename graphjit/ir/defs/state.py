@@ -69,9 +69,13 @@ def read(var) -> np.ndarray:
 def write(var, arr, dtype, copy: bool = False) -> np.ndarray:
     """Give the variable a new array (read-only; copied first if the caller does not
     own it); returns it."""
-    a = np.array(arr, dtype=dtype) if copy else np.asarray(arr, dtype=dtype)
-    if a.flags.writeable:
-        a.flags.writeable = False
+    if copy:
+        a = np.array(arr, dtype=dtype)
+    elif type(arr) is np.ndarray and arr.dtype == dtype:
+        a = arr                         # (an optimizer's new array: no asarray call)
+    else:
+        a = np.asarray(arr, dtype=dtype)
+    a.setflags(write=False)
     var._data = a
     return a
 
