@@ -36,7 +36,7 @@ import itertools
 import linecache
 import math
 import traceback
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Set, Tuple
 
 import numpy as np
 
@@ -46,6 +46,7 @@ from .fusion import emit_fused
 from .kernels import (EXPRESSIONS, FP_IGNORED, FP_STATE, call_text, ignore_fp_errors,
                       is_one_element_bool, node_kernel, restore_fp_errors, truth)
 from .loop import emit_loop
+from .stacks import list_stacks
 from .lowering import CONTROL, FUSED, Kernel, Program, lower, lower_bodies
 
 __all__ = ["compile_graph", "CompiledGraph", "make_node_kernel", "Emitter"]
@@ -158,6 +159,10 @@ class Emitter:
         self._ids = itertools.count()
         # a Loop's sliced parameter read only through Squeeze: (array, index, axis)
         self.sliced: Dict[int, Tuple[str, str, int]] = {}
+        # ids of the stacks kept as lists of their rows (backend.stacks)
+        self.lists: Set[int] = set()
+        # ids of nodes not run: an ExpandDims whose rows such a list takes directly
+        self.skip: Set[int] = set()
 
     # names
     def fresh(self, prefix: str = "v") -> str:
@@ -280,6 +285,8 @@ class Emitter:
             emit_fused(self, k, depth)
             return
         node = k.node
+        if id(node) in self.skip:
+            return
         ins = [self.name(v) for v in node.inputs]
         emit = EMITTERS.get(node.op, emit_call)
         emit(self, k, ins, depth)
@@ -374,6 +381,7 @@ EMITTERS: Dict[str, Callable[[Emitter, Kernel, List[str], int], None]] = {
 def generate(prog: Program):
     """(function, source, {line: node}) for a lowered graph."""
     em = Emitter()
+    em.lists = list_stacks(prog)
     params = []
     for p in prog.graph.params:
         params.append(em.fresh())

@@ -55,7 +55,7 @@ from ..ir.fp_errors import FP_STATE, ignored_with_buffer
 from ..ir.types import is_static, num_elements
 from .kernels import call_text
 from .lowering import Kernel
-from .recipes import CAST, OUT, SELECT
+from .recipes import CAST, OUT, SELECT, select_into, select_zero_into
 
 __all__ = ["emit_fused", "blocking", "Blocks", "scratch_buffers", "BLOCK_BYTES",
            "MIN_BLOCKED_BYTES"]
@@ -355,8 +355,11 @@ def _step_lines(em, steps, texts: List[str], target: str) -> List[str]:
         if s.fn is CAST:
             out.append(f"_copyto({target}, {args[0]}, casting='unsafe')")
         elif s.fn is SELECT:
-            out.append(f"_copyto({target}, {args[2]}); _copyto({target}, {args[1]}, "
-                       f"where={args[0]})")
+            y = em.env.get(args[2])            # a constant's global: its array
+            fn = select_zero_into if isinstance(y, (np.ndarray, np.generic)) and \
+                y.dtype.kind in "biuf" and not any(np.asarray(y).tobytes()) \
+                else select_into
+            out.append(f"{em.ref(fn)}({target}, {args[0]}, {args[1]}, {args[2]})")
         elif s.fn in _OUT_KEYWORD:
             out.append(f"{em.ref(s.fn)}({', '.join(args)}, out={target})")
         else:

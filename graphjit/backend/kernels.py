@@ -3,6 +3,7 @@ some nodes identically without a call (a Python operator on same-dtype values, v
 for Squeeze/ExpandDims, `@` for MatMul, `ufunc.reduce` for max/min/sum)."""
 from __future__ import annotations
 
+import math
 import operator
 from typing import Callable, Optional, Sequence
 
@@ -178,6 +179,23 @@ def _reduce_with(ufunc):
     return expr
 
 
+def _mean_all(node, em, x):
+    """ReduceMean over every element of a float32/float64 input of a static, non-empty
+    shape: what np.mean(x, dtype=d) computes (the kernel), `d(sum / intp(n))` (the
+    float sum divided in float64 as numpy's scalar division by an intp does, rounded
+    to d), without np.mean's Python wrapper (3 microseconds)."""
+    t, o = node.inputs[0].type, node.outputs[0].type
+    if node.attrs["axis"] not in (None, ()) or node.attrs["keep_dims"] or \
+            t.dtype is not o.dtype or t.dtype.np not in (np.float32, np.float64) or \
+            not t.shape or any(d is None or d <= 0 for d in t.shape):
+        return None
+    d = np.dtype(t.dtype.np)
+    n = em.glob(np.intp(math.prod(t.shape)), "_count")
+    total = (f"{em.ref(np.add.reduce, 'add_reduce')}({x}, None, {em.glob(d, '_dtype')}, "
+             f"None, False)")
+    return f"{em.glob(d.type, '_as')}({total} / {n})"
+
+
 def _check_int_overflow(node, em, r, x, y):
     """CheckIntOverflow of `x op c` (or `c op x`) for a constant c: the result as it is
     where x lies within the bounds that keep `x op c` in int64 (one comparison instead
@@ -217,6 +235,7 @@ _INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max
 EXPRESSIONS = {"Squeeze": _squeeze, "ExpandDims": _expand_dims, "MatMul": _matmul,
                "Index": _index, "Gather": _gather,
                "ReduceMax": _reduce_with(np.maximum), "ReduceMin": _reduce_with(np.minimum),
-               "ReduceSum": _reduce_with(np.add), "CheckIntOverflow": _check_int_overflow}
+               "ReduceSum": _reduce_with(np.add), "ReduceMean": _mean_all,
+               "CheckIntOverflow": _check_int_overflow}
 
 

@@ -107,6 +107,36 @@ def _only_squeezed(p, ax: int, body) -> bool:
     return True
 
 
+def _rows_direct(em, node, body_prog, rows) -> dict:
+    """For the stacks kept as lists (rows: body result index -> list variable), the
+    body results that are ExpandDims(x, 0) of an x outliving the body run (a
+    parameter or a result: never freed there): {result index: x}. The list takes x
+    itself; the ExpandDims, read by nothing else, is not run (em.skip)."""
+    a = node.attrs
+    body = a["body"]
+    other = {ri for ri, axis in a["output_map"] if axis is None} | \
+        {ri for ri, _ in a["back_edges"]} | {a["condition_result"]}
+    for (ri, axis), o in zip(a["output_map"], node.outputs):
+        if axis is not None and id(o) not in em.lists:
+            other.add(ri)
+    direct = {}
+    for ri in rows:
+        r = body.results[ri]
+        p = r.producer
+        if p is None or p.op != "ExpandDims" or p.inputs[0].type.rank is None or \
+                int(p.attrs["axis"]) % (p.inputs[0].type.rank + 1) != 0:
+            continue
+        x = body_prog.root(p.inputs[0])
+        if not any(q is x for q in body.params) and \
+                not any(body_prog.root(q) is x for q in body.results):
+            continue
+        direct[ri] = x
+        if ri not in other and not r.users and \
+                sum(1 for q in body.results if q is r) == 1:
+            em.skip.add(id(p))
+    return direct
+
+
 def emit_loop(em, kernel, ins, depth: int) -> None:
     """Emit the driver of a Loop kernel (and its lowered body, inline) into the Emitter
     `em`; `ins` are the variables holding the node's inputs, by position."""
@@ -150,7 +180,9 @@ def emit_loop(em, kernel, ins, depth: int) -> None:
         em.bind(p, em.fresh("s"))
         if rank is not None:
             ax = axis % rank
-            em.line(d, f"{n} = min({n}, {x}.shape[{ax}])", node)
+            # a stack kept as the list of its rows (backend.stacks): len() of it
+            bound = f"len({x})" if id(node.inputs[li]) in em.lists else f"{x}.shape[{ax}]"
+            em.line(d, f"{n} = min({n}, {bound})", node)
             if _only_squeezed(p, ax, body):
                 # read only through Squeeze on its axis: those are `x[i]` (one index
                 # instead of a slice and an index; kernels._squeeze writes it)
@@ -174,11 +206,13 @@ def emit_loop(em, kernel, ins, depth: int) -> None:
             iteration = f"{em.name(p)} = {em.glob(make, '_iteration')}({i})"
 
     # concatenated outputs collect one value per iteration
-    accs = {}
-    for ri, axis in a["output_map"]:
-        if axis is not None and ri not in accs:
-            acc = em.fresh("acc")
-            accs[ri] = acc
+    # (a stack kept as a list collects the rows themselves: backend.stacks)
+    accs, rows = {}, {}
+    for (ri, axis), o in zip(a["output_map"], node.outputs):
+        into = rows if id(o) in em.lists else accs
+        if axis is not None and ri not in into:
+            acc = em.fresh("rows" if into is rows else "acc")
+            into[ri] = acc
             em.line(d, f"{acc} = []; {acc}_append = {acc}.append", node)
 
     # the counter is kept only where something reads it
@@ -206,9 +240,13 @@ def emit_loop(em, kernel, ins, depth: int) -> None:
         em.line(inner, s, node)
     if iteration is not None:
         em.line(inner, iteration, node)
+    direct = _rows_direct(em, node, body_prog, rows)
     results = em.program_body(body_prog, inner)
     for ri, acc in accs.items():
         em.line(inner, f"{acc}_append({results[ri]})", node)
+    for ri, acc in rows.items():
+        row = em.name(direct[ri]) if ri in direct else f"{results[ri]}[0]"
+        em.line(inner, f"{acc}_append({row})", node)
     # a result read after the loop must survive the back edges' assignment
     back_vars = {em.name(body.params[bp]) for bp in back_params}
     last = {}
@@ -232,7 +270,9 @@ def emit_loop(em, kernel, ins, depth: int) -> None:
     # the outputs
     taken = set()
     for k, ((ri, axis), o) in enumerate(zip(a["output_map"], node.outputs)):
-        if axis is not None:
+        if axis is not None and id(o) in em.lists:
+            em.line(d, f"{em.name(o)} = {rows[ri]}", node)
+        elif axis is not None:
             out = em.name(o)
             empty = _empty(o.type, axis)
             fallback = em.glob(empty if empty is not None else _no_value(

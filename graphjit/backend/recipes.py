@@ -24,10 +24,11 @@ from ..ir.defs.common import float_result, promote
 from ..ir.defs.elementwise import BINARY, COMPARISONS, UNARY
 from ..ir.defs.integer_pow import integer_exponent, integer_power
 
-__all__ = ["Recipe", "Step", "recipe_for", "CAST", "SELECT"]
+__all__ = ["Recipe", "Step", "recipe_for", "select_into", "select_zero_into", "CAST",
+           "SELECT"]
 
 CAST = "cast"       # step kind: copy the input into the buffer, C casting
-SELECT = "select"   # step kind: where(c, x, y) as two copies into the buffer
+SELECT = "select"   # step kind: where(c, x, y) into the buffer (select_into)
 
 # an argument of a step: an input index, OUT (the buffer's current value) or a 0-d array
 OUT = "out"
@@ -160,11 +161,80 @@ def _cast(ins, out) -> Optional[Recipe]:
 
 
 def _select(ins, out) -> Optional[Recipe]:
-    # np.where(c, x, y) with x, y of the result dtype: y copied, then x where c;
-    # the buffer may be y's (it is read first), never x's or c's
+    # np.where(c, x, y) with x, y of the result dtype, as select_into writes it; the
+    # buffer may be x's or y's, never c's
     if ins[1].np != out or ins[2].np != out or ins[0].np != np.bool_:
         return None
-    return Recipe((None, None, None), (Step(SELECT, (0, 1, 2)),), out, True, (2,))
+    return Recipe((None, None, None), (Step(SELECT, (0, 1, 2)),), out, True, (1, 2))
+
+
+_SIGNED = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
+# below this many elements np.where's branches cost less than the mask
+SELECT_BITS_MIN = 2048
+
+
+def select_into(out, c, x, y) -> None:
+    """out[...] = np.where(c, x, y) bit for bit, for x and y of out's dtype; out may
+    be x's or y's buffer.
+
+    np.where copies each element with a branch on c, which a condition that changes
+    at random (a ReLU's gradient) mispredicts half the time: 260 us for 256x256
+    float32. For dtypes of 1, 2, 4 or 8 bytes this picks the bits without branches
+    instead (17 us): with m all ones where c and zeros elsewhere, out = y ^ ((x ^ y)
+    & m), or out = x ^ ((x ^ y) & ~m) when out is y's buffer; each element's bits
+    are x's or y's exactly (NaN payloads and -0.0 included).
+    """
+    it = _SIGNED.get(out.dtype.itemsize)
+    if type(x) is not np.ndarray:
+        x = np.asarray(x)
+    if type(y) is not np.ndarray:
+        y = np.asarray(y)
+    if out.size < SELECT_BITS_MIN or it is None or out.dtype.kind not in "biuf" or \
+            x.dtype != out.dtype or y.dtype != out.dtype:
+        np.copyto(out, np.where(c, x, y))
+        return
+    on_x = out is x or np.may_share_memory(out, x)
+    on_y = out is y or np.may_share_memory(out, y)
+    if on_x and on_y:
+        np.copyto(out, np.where(c, x, y))
+        return
+    ov, xv, yv = out.view(it), x.view(it), y.view(it)
+    m = _mask(c, it)
+    if on_y:
+        np.subtract(m, _ONE, out=m, casting="unsafe")   # all ones where not c
+        np.bitwise_xor(xv, yv, out=ov)
+        np.bitwise_and(ov, m, out=ov)
+        np.bitwise_xor(ov, xv, out=ov)
+        return
+    np.negative(m, out=m)                        # all ones where c
+    np.bitwise_xor(xv, yv, out=ov)
+    np.bitwise_and(ov, m, out=ov)
+    np.bitwise_xor(ov, yv, out=ov)
+
+
+def select_zero_into(out, c, x, y) -> None:
+    """select_into for a y whose bits are all zero (+0.0, 0, False): x's bits where
+    c, else zeros (out = x & m)."""
+    it = _SIGNED.get(out.dtype.itemsize)
+    if type(x) is not np.ndarray:
+        x = np.asarray(x)
+    if out.size < SELECT_BITS_MIN or it is None or out.dtype.kind not in "biuf" or \
+            x.dtype != out.dtype or np.may_share_memory(out, y):
+        np.copyto(out, np.where(c, x, y))
+        return
+    m = _mask(c, it)
+    np.negative(m, out=m)
+    np.bitwise_and(x.view(it), m, out=out.view(it))
+
+
+_ONE = np.int8(1)
+
+
+def _mask(c, it):
+    """c as 0 and 1 of the signed integer type it (an array, 0-d for a scalar)."""
+    if type(c) is not np.ndarray:
+        c = np.asarray(c)
+    return c.astype(it)
 
 
 def recipe_for(node) -> Optional[Recipe]:

@@ -11,6 +11,7 @@ objects, make `resolve` fail, and the cache builds the graph again.
 """
 from __future__ import annotations
 
+import itertools
 from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -82,6 +83,9 @@ class StateBinding:
         self.returns_token = bool(graph.results) and graph.results[-1].type.kind == "state"
         self._checks = [((t.dtype, t.shape), tuple(src)) for t, src in
                         zip(self.types, self.sources)]
+        if self._checks and all(s[0] in ("attr", "item", "object")
+                                for _, src in self._checks for s in src):
+            self.resolve = _generated_resolve(self._checks)   # no argument sources
 
     def resolve(self, arg_params=None) -> Optional[List[Parameter]]:
         """The Parameters to bind now, one per slot; None if a source no longer gives
@@ -146,3 +150,67 @@ class StateBinding:
             else:
                 out.append(_TOKEN)
         return out
+
+
+_counter = itertools.count()
+
+
+def _generated_resolve(checks):
+    """StateBinding.resolve written out for sources that are attributes, items and
+    objects (no call arguments): one weakref call per owner, each source looked up
+    and checked inline, then the distinctness test. For a Momentum step's weight
+    (the Dense's attribute and the optimizer's item) it reads
+
+        o0 = _r0()
+        o1 = _r1()
+        p = getattr(o0, 'weight', None) if o0 is not None else None
+        if not isinstance(p, _P) or p._dtype is not _t0 or p._data.shape != _s0: ...
+        try:
+            q = getattr(o1, '_parameters', None)[0]
+        except (TypeError, IndexError, KeyError):
+            return None
+        if q is not p: return None
+        ...
+    """
+    env = {"_P": Parameter}
+    owners = {}
+    lines = ["def resolve(arg_params=None):"]
+    found = []
+    for j, ((dtype, shape), sources) in enumerate(checks):
+        env[f"_t{j}"], env[f"_s{j}"] = dtype, shape
+        name = f"p{j}"
+        for k, s in enumerate(sources):
+            var = name if k == 0 else "q"
+            if s[0] == "object":
+                env[f"_obj{j}_{k}"] = s[1]
+                lines.append(f"    {var} = _obj{j}_{k}")
+            else:
+                o = owners.get(id(s[1]))
+                if o is None:
+                    o = owners[id(s[1])] = f"o{len(owners)}"
+                    env[f"_r{o}"] = s[1]
+                    lines.append(f"    {o} = _r{o}()")
+                get = f"getattr({o}, {s[2]!r}, None) if {o} is not None else None"
+                if s[0] == "attr":
+                    lines.append(f"    {var} = {get}")
+                else:
+                    env[f"_i{j}_{k}"] = s[3]
+                    lines += ["    try:", f"        {var} = ({get})[_i{j}_{k}]",
+                              "    except (TypeError, IndexError, KeyError):",
+                              "        return None"]
+            if k == 0:
+                # isinstance, as resolve: a subclass of Parameter binds too
+                lines.append(f"    if not isinstance({var}, _P) or {var}._dtype is not _t{j} "
+                             f"or {var}._data.shape != _s{j}: return None")
+            else:
+                lines.append(f"    if {var} is not {name}: return None")
+        found.append(name)
+    if len(found) > 1:
+        lines.append(f"    if len({{{', '.join(f'id({n})' for n in found)}}}) != "
+                     f"{len(found)}: return None")
+    lines.append(f"    return [{', '.join(found)}]")
+    source = "\n".join(lines) + "\n"
+    exec(compile(source, f"<graphjit-resolve-{next(_counter)}>", "exec"), env)
+    fn = env["resolve"]
+    fn.source = source
+    return fn

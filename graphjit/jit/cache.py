@@ -142,6 +142,8 @@ class CacheEntry:
     # jit.entry.make_call's function (False: calls cannot take one); for a gradient
     # step's entry, its guard check (jit.grad)
     fast_call: Any = None
+    # a gradient step's entry: its generated call (jit.grad_entry; False: none)
+    grad_call: Any = None
 
     def guards_hold(self, arg_params=None, state=True) -> bool:
         """Whether every attribute the graph depends on is as it was, and (state) its
@@ -219,8 +221,9 @@ _FAST_CONSTANTS = (int, float, bool, str, type(None))
 
 
 def _fast_key(args):
-    """A cheap key for calls whose arguments are data-carrying Tensors and plain
-    constants; None if any argument needs the full signature."""
+    """A cheap key for calls whose arguments are data-carrying Tensors, plain
+    constants and tuples or lists of such Tensors; None if any argument needs the full
+    signature."""
     key = []
     arrays = []
     for a in args:
@@ -238,6 +241,14 @@ def _fast_key(args):
             key.append((ta, a, math.copysign(1.0, a)))
         elif ta in _FAST_CONSTANTS:
             key.append((ta, a))
+        elif ta is tuple or ta is list:     # of data-carrying Tensors (an optimizer's grads)
+            sub = []
+            for t in a:
+                if type(t) is not Tensor or t._data is None:
+                    return None
+                sub.append((t._dtype, t._data.shape))
+                arrays.append(t._data)
+            key.append((ta, tuple(sub)))
         else:
             return None
     return tuple(key), arrays

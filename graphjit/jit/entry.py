@@ -100,6 +100,22 @@ def make_call(entry, args: Sequence, fill: Callable, own: Optional[Callable] = N
             lines.append(f"    x{i} = a{i}._data")
             lines.append(f"    if x{i} is None or {_shape_test(f'x{i}', k[2])}: return MISS")
             arrays.append(f"x{i}")
+        elif type(a) in (tuple, list) and k[0] == type(a).__name__ and \
+                len(k[1]) == len(a) and all(type(t) is Tensor and t._data is not None and
+                                            kt[0] == "T" for t, kt in zip(a, k[1])):
+            # a tuple (or list) of Tensors, flattened in order as the signature does
+            env[f"_seq{i}"] = type(a)
+            lines.append(f"    if type(a{i}) is not _seq{i} or len(a{i}) != {len(a)}: "
+                         f"return MISS")
+            for j, (t, kt) in enumerate(zip(a, k[1])):
+                x = f"x{i}_{j}"
+                env[f"_d{i}_{j}"] = t._dtype
+                lines += [f"    t = a{i}[{j}]",
+                          f"    if type(t) is not _Tensor or t._dtype is not _d{i}_{j}: "
+                          f"return MISS",
+                          f"    {x} = t._data",
+                          f"    if {x} is None or {_shape_test(x, kt[2])}: return MISS"]
+                arrays.append(x)
         elif type(a) in _CONSTANTS and k[0] == "C":
             env[f"_t{i}"], env[f"_v{i}"] = type(a), k[2]
             lines.append(f"    if type(a{i}) is not _t{i} or a{i} != _v{i}: return MISS")
@@ -142,6 +158,18 @@ def make_call(entry, args: Sequence, fill: Callable, own: Optional[Callable] = N
                   "    r._dtype = _by_numpy.get(o.dtype) or _from_numpy(o.dtype)",
                   "    r._spec_shape = None",
                   "    return r"]
+    elif own is None and type(t) is tuple and all(
+            type(u) is Out and not u.weak and not u.is_list for u in t):
+        # a tuple of tensors (an optimizer's updated Parameters), wrapped inline
+        names = []
+        for k, u in enumerate(t):
+            lines += [f"    o = outs[{u.i}]",
+                      "    if type(o) is not _ndarray: o = _asarray(o)",
+                      f"    r{k} = _new(_Tensor)", f"    r{k}._data = o",
+                      f"    r{k}._dtype = _by_numpy.get(o.dtype) or _from_numpy(o.dtype)",
+                      f"    r{k}._spec_shape = None"]
+            names.append(f"r{k}")
+        lines.append(f"    return ({''.join(n + ', ' for n in names)})")
     else:
         env["_fill"], env["_template"] = fill, t
         if own is not None and not all(fresh):
@@ -182,7 +210,8 @@ def make_guard_check(entry):
 def _guard_lines(entry, env) -> list:
     """The lines checking the entry's guards: each attribute the graph depends on is
     as it was (CacheEntry.guards_hold, written out for the common kinds)."""
-    if any(g[2] not in ("value", "tensor", "id", "param") for g in entry.guards):
+    if any(g[2] not in ("value", "tensor", "id", "param", "params", "cells")
+           for g in entry.guards):
         env["_guards_hold"] = entry.guards_hold     # Parameters, sub-Cells: the general check
         return ["    if not _guards_hold(state=False): return MISS"]
     lines = []
@@ -202,6 +231,23 @@ def _guard_lines(entry, env) -> list:
             env[f"_g{j}a"], env[f"_g{j}b"] = value
             lines.append(f"    if not isinstance(c, _Parameter) or c._dtype is not _g{j}a or "
                          f"c._data.shape != _g{j}b: return MISS")
+        elif kind == "params":          # a ParameterTuple or list: its type, length, items
+            env["_Parameter"] = Parameter
+            env[f"_g{j}t"] = value[0]
+            lines.append(f"    if type(c) is not _g{j}t or len(c) != {len(value[1])}: "
+                         f"return MISS")
+            for k, (dtype, shape) in enumerate(value[1]):
+                env[f"_g{j}_{k}a"], env[f"_g{j}_{k}b"] = dtype, shape
+                lines.append(f"    p = c[{k}]")
+                lines.append(f"    if not isinstance(p, _Parameter) or p._dtype is not "
+                             f"_g{j}_{k}a or p._data.shape != _g{j}_{k}b: return MISS")
+        elif kind == "cells":           # the same Cell, with the same sub-Cells in order
+            env["_nodict"] = {}
+            env[f"_g{j}a"], env[f"_g{j}b"] = value
+            lines += [f"    if id(c) != _g{j}a: return MISS",
+                      "    d = getattr(c, '__dict__', _nodict).get('_cells')",
+                      f"    if (tuple([id(x) for x in d.values()]) if d else ()) != _g{j}b: "
+                      f"return MISS"]
         elif kind == "tensor":
             env[f"_g{j}a"], env[f"_g{j}b"] = value
             lines.append(f"    if id(c) != _g{j}a or id(getattr(c, '_data', None)) != _g{j}b: "

@@ -4,7 +4,9 @@ function or Cell differentiated. Installed as context.compiler.call_grad.
 
 A call whose arguments are plain Tensors and constants takes a fast path, as a Cell
 call does: its (dtype, shape) signature finds the compiled entry directly, and the
-weights' current arrays are passed in (they are graph inputs, never constants)."""
+weights' current arrays are passed in (they are graph inputs, never constants). The
+entry that ran last also gets a generated call (jit.grad_entry) that
+GradFunction.__call__ tries first, with nothing generic in between."""
 from __future__ import annotations
 
 import time
@@ -25,6 +27,7 @@ from ..common.tensor import Tensor
 from .bindings import StateBinding
 from .cache import CacheEntry, _arg_names, _cache_for, _fast_key, _fill, _signature, _unwrap
 from .entry import make_guard_check
+from .grad_entry import make_grad_call
 from ..frontend.templates import Out
 
 __all__ = ["call_grad"]
@@ -51,9 +54,21 @@ def _memo(gf: GradFunction) -> _Memo:
     return m
 
 
+def _install(gf, m: _Memo, entry, args) -> None:
+    """Make the entry's fast call (jit.grad_entry) the one gf's calls try first. It is
+    made once per entry: the entry's cache is that of one function, configuration and
+    list of weights, so every gradient function reaching it (`ms.grad(net, None, w)`
+    made anew at each step, say) shares it."""
+    call = entry.grad_call
+    if call is None:
+        call = entry.grad_call = make_grad_call(entry, gf, m.weights, args) or False
+    gf._graphjit_fast = call or None
+
+
 def call_grad(gf: GradFunction, args, kwargs):
     """Run a gradient function in GRAPH_MODE (its __call__ raises the errors)."""
-    if isinstance(gf, _AllInputs):
+    own = not isinstance(gf, _AllInputs)
+    if not own:
         gf = gf.bind_positions(args, kwargs)
     m = _memo(gf)
     fast = None
@@ -66,6 +81,8 @@ def call_grad(gf: GradFunction, args, kwargs):
                 if check is None:      # the guards written out (Parameters' types included)
                     check = e.fast_call = make_guard_check(e) if e.guards else bool
                 if check() and (e.state is None or e.state.resolve() is not None):
+                    if own and m.specs is None:
+                        _install(gf, m, e, args)
                     return _run(gf, e, args, fast[1] + [w._data for w in m.weights], None)
     args, kwargs, sens = gf.split_sens(args, kwargs)
     gf.check_positions(args)
@@ -91,11 +108,14 @@ def call_grad(gf: GradFunction, args, kwargs):
             entry = CacheEntry(key, prog.graph, compile_graph(prog.graph), prog,
                                compiler.guards, compiler.records, compiler.warnings,
                                "first call" if not cache.order else "new signature",
-                               time.perf_counter() - t0, state=state)
+                               time.perf_counter() - t0, state=state,
+                               attr_writes=list(compiler.attr_writes))
             cache.entries.setdefault(key, []).append(entry)
             cache.order.append(entry)
         if fast is not None and m.specs is None:
             cache.fast[fast[0]] = entry
+            if own:
+                _install(gf, m, entry, args)
     arrays = []
     for path, x, _ in tensors:
         if x is None:
@@ -118,6 +138,10 @@ def _run(gf, entry, args, arrays, sens):
                                "another thread while this call started; call again")
         arrays = entry.state.arguments(arrays, variables)
     outs = entry.plan(*arrays)
+    for ref, attr, value in entry.attr_writes:     # `self.attr = constant`, every call
+        obj = ref()
+        if obj is not None:
+            setattr(obj, attr, value)
     prog = entry.template
     n = prog.n_results
     wrap = Tensor._wrap

@@ -7,10 +7,10 @@ of the Loop, in front of it; the body reads the value through a new invariant in
         %3 = MatMul(%h1, %2)                           %3 = MatMul(%h1, %t)
         ...                                            ...
 
-Invariant: a body parameter bound to an un-sliced input without a back edge, a body
-constant, or the output of a node already moved. Never moved: nodes with effects,
-If and Loop nodes, and, unless the Loop surely runs at least once, nodes that may
-fail at run time (a moved node runs even when the Loop runs zero times, and must
+Invariant: a body parameter bound to an un-sliced input without a back edge (or
+with one from the parameter itself), a body constant, or the output of a node
+already moved. Never moved: nodes with effects, If and Loop nodes, and, unless the
+Loop surely runs at least once, nodes that may fail at run time (a moved node runs even when the Loop runs zero times, and must
 not raise where the program would not have).
 """
 from __future__ import annotations
@@ -52,7 +52,10 @@ def runs_at_least_once(loop: Node) -> bool:
 def _hoist(g: Graph, loop: Node) -> None:
     a = loop.attrs
     body: Graph = a["body"]
-    back_params = {bp for _, bp in a["back_edges"]}
+    # a parameter whose back edge feeds it itself (a gradient's cotangent that every
+    # iteration passes on unchanged) keeps its first value: invariant too
+    back_params = {bp for ri, bp in a["back_edges"]
+                   if body.results[ri] is not body.params[bp]}
     outer: Dict[int, Value] = {}                 # id(body value) -> the value outside
     for li, bp, axis in a["input_map"]:
         if axis is None and bp not in back_params:

@@ -5,6 +5,7 @@ import threading
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from graphjit.backend.executor import compile_graph, make_node_kernel
 from graphjit.ir import Graph, SourceLoc, TensorType, dtypes as dt, verify
@@ -362,3 +363,27 @@ def test_a_loops_row_read_only_through_squeeze_is_one_index():
     src = cache_of(jf)[0].plan.source
     loop = src[src.index("while"):]
     assert re.search(r"= v\d+\[i\d+\]\n", loop) and ":j" not in loop, src
+
+
+@settings(max_examples=60, deadline=None)
+@given(dtype=st.sampled_from([np.float32, np.float64]),
+       shape=st.lists(st.integers(1, 6), min_size=1, max_size=3),
+       seed=st.integers(0, 2 ** 32 - 1), scale=st.sampled_from([1e-30, 1.0, 1e6, 1e37]),
+       special=st.sampled_from([None, np.inf, -np.inf, np.nan]))
+def test_inline_mean_of_all_elements_matches_the_kernel(dtype, shape, seed, scale, special):
+    """ReduceMean over every element, written as the sum divided by an intp count,
+    gives np.mean's bits (the kernel eager mode runs)."""
+    g = Graph("f")
+    x = g.add_param(TensorType(dt.from_numpy(np.dtype(dtype)), tuple(shape)), "x")
+    node = g.add_node("ReduceMean", [x], {"axis": None, "keep_dims": False})
+    g.set_results(node.outputs)
+    cg = compiled(g)
+    assert "_add_reduce(" in cg.source and "mean" not in cg.source
+    xv = (np.random.default_rng(seed).standard_normal(shape) * scale).astype(dtype)
+    if special is not None:
+        xv.reshape(-1)[seed % xv.size] = special
+    with np.errstate(all="ignore"):
+        want = make_node_kernel(node)(xv)
+    got = cg(xv)[0]
+    assert np.asarray(got).dtype == np.asarray(want).dtype == dtype
+    assert np.asarray(got).tobytes() == np.asarray(want).tobytes()

@@ -291,3 +291,29 @@ def test_int_parameters_are_refused_by_optimizer_ops():
     var = ms.Parameter(ms.Tensor(np.ones(2, np.int32)), name="n")
     with pytest.raises(ms.ShapeInferenceError, match="var must be a floating Parameter"):
         ops.ApplyGradientDescent()(var, 1, ms.Tensor(np.ones(2, np.int32)))
+
+
+@pytest.mark.parametrize("momentum", [0.9, 0.0])
+def test_sgd_holds_its_locks_under_concurrent_eager_calls(momentum):
+    """ops.SGD always locks what it updates (parameters, and with momentum accum and
+    stat, in ordered_locks' order): no update is lost, and a variable passed twice is
+    locked once (no deadlock)."""
+    shape = (32, 32)
+    grad = ms.Tensor(RNG.standard_normal(shape).astype(f32))
+    mom = P(np.asarray(momentum), "momentum")
+
+    def fresh():
+        return P(np.ones(shape), "p"), P(np.zeros(shape), "accum"), P(np.ones(shape), "stat")
+    opt = ops.SGD(0.0, 0.0, False)
+    param, accum, stat = fresh()
+    _in_threads(lambda: opt(param, grad, 0.01, accum, mom, stat))
+    want = fresh()
+    for _ in range(N_THREADS * UPDATES):
+        opt(want[0], grad, 0.01, want[1], mom, want[2])
+    for got, w in zip((param, accum, stat), want):
+        np.testing.assert_array_equal(got.asnumpy(), w.asnumpy())
+    same = P(np.ones(shape), "same")
+    opt(same, grad, 0.01, same, mom, stat)          # one variable twice: locked once
+    from graphjit.ir.defs.state import ordered_locks
+    locks = ordered_locks(param, accum, param)
+    assert len(locks) == 3 and sum(lk is param._lock for lk in locks) == 1

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from graphjit.ir import Graph
+from graphjit.ir.verifier import verify
 from graphjit.ir.builders import loop
 from graphjit.passes import (batch_sliced_matmuls, eliminate_dead_values, hoist_loop_invariants,
                              slice_loop_gathers)
@@ -314,3 +315,36 @@ def test_slice_loop_gathers():
     assert str(g) == text
     with pytest.raises(IndexError):
         run(g, xs, h0, w)
+
+
+def _passed_on(trip):
+    """A carried scale whose back edge is the parameter itself (as a gradient's
+    cotangent that every iteration passes on unchanged): its broadcast is invariant."""
+    g = Graph("passed_on")
+    h0 = g.add_param(T(F32, 2, 3), "h0")
+    s0 = g.add_param(T(F32), "s0")
+    n = g.add_param(T(I64), "n") if trip is None else trip
+
+    def body(b, i, carried, sliced, invariant):
+        h, s = carried
+        full = b.apply("BroadcastTo", s, shape=(2, 3))
+        return True, [b.apply("Add", b.apply("Mul", full, h), h), s], []
+    h, s = loop(g, body, trip_count=n, carried=[h0, s0], iteration_type=None,
+                names=["h", "s"])
+    g.set_results([h, s])
+    return g
+
+
+def test_a_parameter_passed_on_unchanged_by_its_back_edge_is_invariant():
+    g = _passed_on(None)
+    h0 = RNG.standard_normal((2, 3)).astype(np.float32)
+    cases = [(h0, np.float32(0.75), np.int64(k)) for k in (0, 1, 4)]
+    before = [run(g, *a) for a in cases]
+    hoist_loop_invariants(g)
+    verify(g)
+    (loop_node,) = [nd for nd in g.nodes if nd.op == "Loop"]
+    assert [nd.op for nd in loop_node.attrs["body"].nodes if nd.op == "BroadcastTo"] == []
+    assert [nd.op for nd in g.nodes].index("BroadcastTo") < [nd.op for nd in g.nodes].index(
+        "Loop")
+    for a, want in zip(cases, before):
+        assert all(same_bits(x, y) for x, y in zip(run(g, *a), want))

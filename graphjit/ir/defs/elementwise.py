@@ -184,9 +184,13 @@ def _unary(name, fn, doc, kind="same", accepts="any"):
     def factory(in_types, out_types, attrs):
         odt = out_types[0].dtype.np
         cast_in = kind == "float" and in_types[0].dtype.np != odt
-        if isinstance(fn, np.ufunc) and not cast_in and in_types[0].dtype.is_floating:
-            # a ufunc keeps a float input's dtype (and gives bool for predicates); it
-            # also keeps numpy scalars scalars, which the executor's fast path relies on
+        if isinstance(fn, np.ufunc) and not cast_in and (
+                in_types[0].dtype.is_floating or (in_types[0].dtype.is_bool and
+                                                  odt == np.bool_ and fn.nout == 1 and
+                                                  fn(np.True_).dtype == np.bool_)):
+            # a ufunc keeps a float input's dtype (and gives bool for predicates; a
+            # bool-to-bool one, logical_not, keeps bool); it also keeps numpy scalars
+            # scalars, which the executor's fast path relies on
             return fn
 
         def k(x):

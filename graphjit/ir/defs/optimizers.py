@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .common import fail
-from .state import check_like, check_scalar, check_var, holding, state_op, write
+from .state import check_like, check_scalar, check_var, holding, ordered_locks, state_op, write
 
 __all__ = ["OPTIMIZER_OPS"]
 
@@ -79,10 +79,11 @@ def _momentum_factory(in_types, out_types, attrs):
     dtype, lock = in_types[0].dtype.np, attrs["use_locking"]
     nesterov = attrs["use_nesterov"]
     scale = dtype.type(attrs["gradient_scale"])
+    scaled = bool(scale != 1)
 
     def k(var, accum, lr, grad, momentum, tok):
         with holding(lock, var, accum):
-            g = grad * scale if scale != 1 else grad
+            g = grad * scale if scaled else grad
             a = write(accum, accum._data * momentum + g, dtype)
             if nesterov:
                 new = var._data - (g * lr + a * momentum * lr)
@@ -189,15 +190,23 @@ def _sgd_factory(in_types, out_types, attrs):
     damp, wd = dtype.type(attrs["dampening"]), dtype.type(attrs["weight_decay"])
     nesterov = attrs["nesterov"]
 
+    decay = bool(wd > 0)
+
     def k(param, grad, lr, accum, momentum, stat, tok):
-        with holding(True, param, accum, stat):
-            g = grad + param._data * wd if wd > 0 else grad
-            if momentum > 0:
-                first = stat._data > 0
-                a = write(accum, np.where(first, g, accum._data * momentum +
-                                          (dtype.type(1) - damp) * g), dtype)
-                write(stat, np.zeros_like(stat._data), dtype)
-                g = g + a * momentum if nesterov else a
+        # (a float: a 0-d array's comparison costs a microsecond)
+        if not float(momentum) > 0:     # accum and stat are neither read nor written
+            with param._lock:           # always held (holding(True))
+                g = grad + param._data * wd if decay else grad
+                out = write(param, param._data - lr * g, dtype)
+            return out, tok
+        l0, l1, l2 = ordered_locks(param, accum, stat)
+        with l0, l1, l2:
+            g = grad + param._data * wd if decay else grad
+            first = stat._data > 0
+            a = write(accum, np.where(first, g, accum._data * momentum +
+                                      (dtype.type(1) - damp) * g), dtype)
+            write(stat, np.zeros_like(stat._data), dtype)
+            g = g + a * momentum if nesterov else a
             out = write(param, param._data - lr * g, dtype)
         return out, tok
     return k

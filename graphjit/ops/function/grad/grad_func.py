@@ -77,7 +77,19 @@ class GradFunction:
                 self.single_position, self.single_weight, self.return_ids)
 
     # -- calling ------------------------------------------------------------------------------
+    # GRAPH_MODE's generated call of the entry that ran last (jit.grad_entry): None
+    # for calls it does not take
+    _graphjit_fast = None
+
     def __call__(self, *args, **kwargs):
+        fast = self._graphjit_fast
+        if fast is not None and not kwargs:
+            try:
+                out = fast(args)
+            except Exception as e:
+                raise user_facing(e)
+            if out is not None:
+                return out
         try:
             if _has_graph_value(args) or (kwargs and _has_graph_value(kwargs.values())):
                 raise TypeError("a gradient function got graph values outside the graph "
