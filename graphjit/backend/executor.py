@@ -46,6 +46,8 @@ from .fusion import emit_fused
 from .kernels import (EXPRESSIONS, FP_IGNORED, FP_STATE, call_text, ignore_fp_errors,
                       is_one_element_bool, node_kernel, restore_fp_errors, truth)
 from .loop import emit_loop
+from ..ir.memory import aligned_copy
+from .stack_plan import plan_stacks
 from .stacks import list_stacks
 from .lowering import CONTROL, FUSED, Kernel, Program, lower, lower_bodies
 
@@ -161,8 +163,14 @@ class Emitter:
         self.sliced: Dict[int, Tuple[str, str, int]] = {}
         # ids of the stacks kept as lists of their rows (backend.stacks)
         self.lists: Set[int] = set()
-        # ids of nodes not run: an ExpandDims whose rows such a list takes directly
+        # ids of nodes not run: an ExpandDims whose rows such a list takes
+        # directly, or that a Loop's plan (backend.loop_plan) makes unnecessary
         self.skip: Set[int] = set()
+        # values a Loop's plan stores into a given buffer (backend.loop_plan)
+        self.into: Dict[int, str] = {}
+        self.pinned: set = set()          # names of those buffers, never deleted
+        self.before: Dict[int, str] = {}  # a line run before the kernel making a value
+        self.instead: Dict[int, str] = {}  # a node's line in place of its kernel
 
     # names
     def fresh(self, prefix: str = "v") -> str:
@@ -220,7 +228,7 @@ class Emitter:
         n = self._arrays.get(key)
         if n is None:
             try:
-                full = np.ascontiguousarray(np.broadcast_to(arr, shape))
+                full = aligned_copy(np.ascontiguousarray(np.broadcast_to(arr, shape)))
             except ValueError:
                 return None
             n = self._arrays[key] = self.glob(full, "c")
@@ -251,7 +259,8 @@ class Emitter:
             if v.type.shape == ():
                 continue          # a scalar: deleting it costs more than it frees
             n = self.names.get(id(self.aliases.get(id(v), v)))
-            if n is not None and n not in self.env and n not in keep and n not in names:
+            if n is not None and n not in self.env and n not in keep and n not in names \
+                    and n not in self.pinned:
                 names.append(n)
         if names:
             self.line(depth, "del " + ", ".join(names))
@@ -273,8 +282,30 @@ class Emitter:
         for v in prog.aliases:
             self.aliases[id(v)] = prog.root(v)
         self.free(depth, prog.entry_frees)
+        stacks = plan_stacks(prog)
+        for st in stacks:                     # rows written into the stacked buffer
+            for y, view in zip(st.values, st.views):
+                self.into[id(y)] = self.name(view)
+            self.pinned.add(self.name(st.source))
+            self.instead[id(st.node)] = f"{self.name(st.node.outputs[0])} = " \
+                                        f"{self.name(st.source)}"
+        copies = {id(y) for st in stacks for y in st.values} & \
+            {id(prog.root(r)) for r in prog.graph.results}
         for k in prog.kernels:
-            self.kernel(k, depth)
+            if id(k.node) in self.instead:
+                self.line(depth, self.instead[id(k.node)], k.node)
+                for v in k.node.inputs:            # a row returned too: a copy of it
+                    v = prog.root(v)
+                    if id(v) in copies:
+                        copies.discard(id(v))
+                        c = self.fresh()
+                        self.line(depth, f"{c} = {self.name(v)}.copy()", k.node)
+                        self.bind(v, c)
+            elif id(k.node) not in self.skip:
+                for v in k.stores:
+                    if id(v) in self.before:
+                        self.line(depth, self.before[id(v)], k.node)
+                self.kernel(k, depth)
             dead = {id(v) for v in k.frees}
             self.free(depth, k.frees,
                       keep={self.name(o) for o in k.stores if id(o) not in dead})

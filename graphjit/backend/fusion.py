@@ -215,12 +215,24 @@ def _last_reads(kernel: Kernel) -> Dict[int, int]:
 
 
 def emit_plain(em, kernel: Kernel, names: _Names, depth: int,
-               result: Optional[str] = None) -> str:
+               result: Optional[str] = None, dest: Optional[str] = None) -> str:
     """Emit the kernel's nodes one after another over whole arrays; a node whose input
     dies at it and owns a buffer of the node's type writes into it. Returns the
-    name holding the result (`result` if given)."""
+    name holding the result (`result` if given).
+
+    `dest` names a buffer of the result's type the result must end in (a Loop's
+    plan gives it): a load held in it may be overwritten where it dies, a node of
+    the result's type writes into it while it holds no live value, and it is
+    preferred over other buffers; a result that ends elsewhere is copied into it."""
     inner = {id(n.outputs[0]) for n in kernel.nodes}
     reusable = {id(v) for v in kernel.reusable}
+    store = kernel.stores[0]
+    holder = None                     # the value dest holds now (None: free)
+    if dest is not None:
+        for v in kernel.loads:
+            if names(v) == dest:
+                reusable.add(id(v))
+                holder = id(v)
     load_names = {names(v) for v in kernel.loads}      # freed by the program, not here
     last = _last_reads(kernel)
     for i, (node, recipe, args) in enumerate(zip(kernel.nodes, kernel.recipes, kernel.args)):
@@ -233,13 +245,17 @@ def emit_plain(em, kernel: Kernel, names: _Names, depth: int,
                     texts[pos] = full
         target = None
         if not any(recipe.casts) and out.type.shape:
-            for pos in recipe.shares:
+            shares = sorted(recipe.shares, key=lambda pos: texts[pos] != dest)
+            for pos in shares:
                 v = args[pos]
                 if ((id(v) in inner or id(v) in reusable) and last[id(v)] == i and
                         v.type == out.type and not names.is_const(v) and
                         _same_shape_as_result(v, args)):
                     target = texts[pos]
                     break
+        if (dest is not None and holder is None and target != dest and
+                not any(recipe.casts) and out.type == store.type):
+            target = dest
         final = i == len(kernel.nodes) - 1
         rows = _row_buffer(em, node, recipe, args, texts)
         if rows is not None:
@@ -248,11 +264,11 @@ def emit_plain(em, kernel: Kernel, names: _Names, depth: int,
         if target is not None:
             for text in _step_lines(em, recipe.steps, texts, target):
                 em.line(depth, text, node)
-            if final and result is not None:
+            if final and result is not None and dest is None:
                 em.line(depth, f"{result} = {target}", node)
                 target = result
         else:
-            target = result if final and result is not None else em.fresh()
+            target = result if final and result is not None and dest is None else em.fresh()
             n = _power_exponent(recipe)
             if n is not None:           # the kernel's own call, without its dispatch
                 text = f"{em.ref(integer_power)}({texts[0]}, {n})"
@@ -262,12 +278,24 @@ def emit_plain(em, kernel: Kernel, names: _Names, depth: int,
         if rows is not None:
             em.line(depth, f"_fp.reset({token})", node)
         names.map[id(out)] = target
+        if dest is not None:
+            if target == dest:
+                holder = id(out)
+            elif holder is not None and last.get(holder) == i:
+                holder = None         # what it held died here
         dead = {names.map[id(v)] for v in args if id(v) in inner and last[id(v)] == i and
                 v.type.shape != ()}
-        dead -= load_names | {target}
+        dead -= load_names | {target, dest}
         if dead:
             em.line(depth, "del " + ", ".join(sorted(dead)))
-    return names.map[id(kernel.stores[0])]
+    final = names.map[id(store)]
+    if dest is None:
+        return final
+    if final != dest:
+        em.line(depth, f"_copyto({dest}, {final})", kernel.node)
+    if result is not None and result != dest:
+        em.line(depth, f"{result} = {dest}", kernel.node)
+    return result or dest
 
 
 def _row_buffer(em, node, recipe, args, texts) -> Optional[str]:
@@ -310,7 +338,7 @@ def emit_fused(em, kernel: Kernel, depth: int) -> None:
         names = _Names(em, {}, arrays=len(shape) > 0)
         # a name given to the result beforehand (an If output, a Loop's condition)
         wanted = em.names.get(id(store))
-        em.bind(store, emit_plain(em, kernel, names, depth, wanted))
+        em.bind(store, emit_plain(em, kernel, names, depth, wanted, em.into.get(id(store))))
         return
     loads = [v for v in kernel.loads if id(v) not in em.consts]
     fname = _blocked_function(em, kernel, loads)

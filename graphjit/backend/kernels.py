@@ -105,6 +105,11 @@ def _expand_dims(node, em, x):
     return f"{x}[{_index_text(t.rank + 1, {a: 'None'})}]"
 
 
+# np.dot without its __array_function__ dispatcher (the C function it wraps; the same
+# computation, 0.1 us less per call)
+_DOT = getattr(np.dot, "__wrapped__", np.dot)
+
+
 def _matmul(node, em, x, y):
     """`x @ y`, or for two float matrices `np.dot(x, y)` (transposes as `.T` views), as
     the kernel computes them (ir.defs.nn); by a constant matrix, row blocks where they
@@ -119,8 +124,9 @@ def _matmul(node, em, x, y):
             blocked = blocked_matmul(node_kernel(node), a.shape, w, bool(tb))
             if blocked is not None:         # a constant matrix: row blocks (backend.gemm)
                 return f"{em.glob(blocked, '_blocked')}({x})"
-        return (f"{em.ref(np.dot, 'dot')}({x}{'.T' if ta else ''}, "
-                f"{y}{'.T' if tb else ''})")
+        into = em.into.get(id(node.outputs[0]))       # a buffer a Loop's plan gave it
+        return (f"{em.ref(_DOT, 'dot')}({x}{'.T' if ta else ''}, "
+                f"{y}{'.T' if tb else ''}{', ' + into if into else ''})")
     if ta or tb:
         return None
     return f"{x} @ {y}"
@@ -171,6 +177,8 @@ def _reduce_with(ufunc):
         axis = None if axis is None or axis == () else (
             axis if isinstance(axis, int) else tuple(axis))
         kd = bool(node.attrs["keep_dims"])
+        if acc is None and not kd:     # the defaults left out: 30 ns less a call
+            return f"{em.ref(reduce, ufunc.__name__ + '_reduce')}({x}, {axis!r})"
         text = (f"{em.ref(reduce, ufunc.__name__ + '_reduce')}({x}, {axis!r}, "
                 f"{em.glob(acc, '_dtype') if acc is not None else 'None'}, None, {kd})")
         if acc is not None and acc != o:
@@ -221,8 +229,14 @@ def _check_int_overflow(node, em, r, x, y):
         hi = hi // abs(c)
         lo = -hi
     kernel = em.glob(node_kernel(node), "k")
-    test = (f"{other} <= {hi}" if lo == _INT64_MIN else f"{other} >= {lo}"
-            if hi == _INT64_MAX else f"{lo} <= {other} <= {hi}")
+    # for an int64 operand, the bounds as int64 scalars: comparing an int64 scalar
+    # with one is 5x as quick as with a Python int (another dtype's, 3x slower)
+    hi_t, lo_t = hi, lo
+    ov = node.inputs[1] if other == x else node.inputs[2]
+    if ov.type.dtype.np == np.int64 and ov.type.shape == ():
+        hi_t, lo_t = em.glob(np.int64(hi), "c"), em.glob(np.int64(lo), "c")
+    test = (f"{other} <= {hi_t}" if lo == _INT64_MIN else f"{other} >= {lo_t}"
+            if hi == _INT64_MAX else f"{lo_t} <= {other} <= {hi_t}")
     return f"{r} if {test} else {kernel}({r}, {x}, {y})"
 
 

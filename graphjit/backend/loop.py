@@ -31,6 +31,8 @@ import sys
 import numpy as np
 
 from .kernels import is_one_element_bool
+from .loop_ints import counter_line, plan_counters
+from .loop_plan import plan_loop
 
 __all__ = ["emit_loop", "trip_count", "slice_axis"]
 
@@ -148,6 +150,22 @@ def emit_loop(em, kernel, ins, depth: int) -> None:
     back_params = {bp for _, bp in back}
     ci = a["current_iteration"]
     cond_res = body.results[a["condition_result"]]
+    plan = plan_loop(kernel, ins, {em.name(v) for v in kernel.reusable})
+    counters = plan_counters(kernel, kernel.bodies["body"])
+    as_int = {id(c.param) for c in counters}
+    # (a stack kept as the list of its rows for the Loops reading it stays one)
+    plan.stacked = [st for st in plan.stacked if id(node.outputs[st.output]) not in em.lists]
+    stacked = {st.output: st for st in plan.stacked}
+    for st in plan.stacked:
+        em.into[id(st.value)] = em.name(st.view)     # y written into x[i] itself
+        em.skip.add(id(st.expand))
+    for m in plan.buffers:
+        buf = em.fresh("buf")
+        em.line(d, f"{buf} = np.empty({m.type.shape!r}, "
+                   f"{em.glob(m.type.dtype.np, '_dtype')})", node)
+        em.into[id(m)] = buf
+        em.pinned.add(buf)
+        em.bind(m, buf)
 
     # the bound and the first condition
     sliced = [(bp, li, axis) for li, bp, axis in a["input_map"] if axis is not None]
@@ -169,7 +187,8 @@ def emit_loop(em, kernel, ins, depth: int) -> None:
         p = body.params[bp]
         if bp in back_params:
             em.bind(p, em.fresh("p"))
-            em.line(d, f"{em.name(p)} = {ins[li]}", node)
+            init = f"int({ins[li]})" if id(p) in as_int else ins[li]   # loop_ints
+            em.line(d, f"{em.name(p)} = {init}", node)
         else:
             em.bind(p, ins[li])
     i, j = em.fresh("i"), em.fresh("j")
@@ -208,9 +227,9 @@ def emit_loop(em, kernel, ins, depth: int) -> None:
     # concatenated outputs collect one value per iteration
     # (a stack kept as a list collects the rows themselves: backend.stacks)
     accs, rows = {}, {}
-    for (ri, axis), o in zip(a["output_map"], node.outputs):
+    for k, ((ri, axis), o) in enumerate(zip(a["output_map"], node.outputs)):
         into = rows if id(o) in em.lists else accs
-        if axis is not None and ri not in into:
+        if axis is not None and ri not in into and k not in stacked:
             acc = em.fresh("rows" if into is rows else "acc")
             into[ri] = acc
             em.line(d, f"{acc} = []; {acc}_append = {acc}.append", node)
@@ -226,6 +245,18 @@ def emit_loop(em, kernel, ins, depth: int) -> None:
         if root.producer is not None and root.producer.op != "Const":
             em.bind(root, go)
 
+    for v, p in plan.alternating:
+        shape, dtype = v.type.shape, em.glob(v.type.dtype.np, '_dtype')
+        bufs = em.fresh("buf"), em.fresh("buf")
+        em.line(d, f"{bufs[0]} = np.empty({shape!r}, {dtype}); "
+                   f"{bufs[1]} = np.empty({shape!r}, {dtype})", node)
+        x = em.fresh("v")
+        em.bind(v, x)
+        em.into[id(v)] = x
+        em.before[id(v)] = f"{x} = {bufs[1]} if {em.name(p)} is {bufs[0]} else {bufs[0]}"
+    for c in counters:                 # Python-int counters (backend.loop_ints)
+        for cn, kind, op, const, pos in c.nodes:
+            em.instead[id(cn)] = counter_line(em, cn, kind, op, const, pos)
     # the loop
     if count:
         em.line(d, f"{i} = 0", node)
@@ -267,11 +298,17 @@ def emit_loop(em, kernel, ins, depth: int) -> None:
     if count:
         em.line(inner, f"{i} = {j}" if slicers else f"{i} += 1", node)
 
-    # the outputs
+    # the outputs (the last value of a row written in place: a copy, its own memory)
     taken = set()
+    in_place = {id(st.value) for st in plan.stacked}
     for k, ((ri, axis), o) in enumerate(zip(a["output_map"], node.outputs)):
+        copy = ".copy()" if axis is None and \
+            id(body_prog.root(body.results[ri])) in in_place else ""
         if axis is not None and id(o) in em.lists:
             em.line(d, f"{em.name(o)} = {rows[ri]}", node)
+        elif k in stacked:           # the sliced input's buffer, filled in place
+            x = ins[stacked[k].source]
+            em.line(d, f"{em.name(o)} = {x} if {i} == {x}.shape[0] else {x}[:{i}]", node)
         elif axis is not None:
             out = em.name(o)
             empty = _empty(o.type, axis)
@@ -283,8 +320,8 @@ def emit_loop(em, kernel, ins, depth: int) -> None:
                        f"else {fallback}", node)
         elif ri in back_of:        # the parameter's variable holds the last value
             p = em.name(body.params[back_of[ri]])
-            if p in taken:         # each output a variable of its own (each is freed)
-                em.line(d, f"{em.name(o)} = {p}", node)
+            if p in taken or copy:   # each output a variable of its own (each is freed)
+                em.line(d, f"{em.name(o)} = {p}{copy}", node)
             else:
                 taken.add(p)
                 em.bind(o, p)
@@ -293,4 +330,4 @@ def emit_loop(em, kernel, ins, depth: int) -> None:
                 f"the Loop ran zero times, so output {k} (the last value of body result "
                 f"{ri}, neither carried by a back edge nor concatenated) has no value"), "_fail")
             em.line(d, f"if not {i}: {fail}()", node)
-            em.line(d, f"{em.name(o)} = {last[ri]}", node)
+            em.line(d, f"{em.name(o)} = {last[ri]}{copy}", node)

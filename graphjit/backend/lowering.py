@@ -59,7 +59,9 @@ class Kernel:
         bodies: for If/Loop, the lowered subgraph of each graph attribute.
         frees: values dead after this kernel (none of them a constant).
         reusable: loads dying at this kernel whose buffers the program allocated,
-            so the kernel may write its result into one of them.
+            so the kernel may write its result into one of them (for a Loop: loads
+            nothing else holds, whose buffer its body may overwrite, see
+            backend.loop_plan).
     """
     kind: str
     nodes: Tuple[Node, ...]
@@ -316,12 +318,18 @@ def _plan_memory(prog: Program) -> None:
     for r in prog.graph.results:
         last[id(prog.root(r))] = end
     consts = {id(n.outputs[0]) for n in prog.consts}
-    shared = {id(v) for k in prog.kernels if not _keeps_no_reference(k) for v in k.loads}
-    fresh = set()
+    holders: Dict[int, int] = {}      # value -> kernels that may keep a reference to it
+    for k in prog.kernels:
+        if not _keeps_no_reference(k):
+            for v in k.loads:
+                holders[id(v)] = holders.get(id(v), 0) + 1
+    fresh, made = set(), set()
     for i, k in enumerate(prog.kernels):
         for v in k.stores:
-            if _is_fresh(k, v) and id(v) not in shared:
-                fresh.add(id(v))
+            if _is_fresh(k, v):
+                made.add(id(v))
+                if id(v) not in holders:
+                    fresh.add(id(v))
             j = last.get(id(v))
             if j is None:
                 k.frees.append(v)
@@ -339,6 +347,10 @@ def _plan_memory(prog: Program) -> None:
         if k.kind == FUSED:
             k.reusable = tuple(v for v in k.loads
                                if id(v) in fresh and last.get(id(v)) == i)
+        elif k.kind == CONTROL and k.node.op == "Loop":
+            # a new array only this Loop holds, dying at it: the body may write into it
+            k.reusable = tuple(v for v in k.loads if id(v) in made and
+                               holders.get(id(v)) == 1 and last.get(id(v)) == i)
 
 
 # -- printing ---------------------------------------------------------------------------------

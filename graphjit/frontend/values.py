@@ -7,6 +7,7 @@ from typing import Dict, List, Optional
 
 import numpy as np
 
+from ..ir.memory import aligned_copy
 from .. import ops
 from ..ir.errors import (GraphJitError, UndefinedVariableError, UnsupportedSyntaxError)
 from ..ir.graph import Graph, Value
@@ -101,8 +102,9 @@ class GraphContext(StateContext, Recorder):
 
     def const(self, arr) -> Value:
         # a private, read-only copy: nothing outside (the user's array, an output handed
-        # back to the user) can change a constant of the graph
-        arr = np.array(arr)
+        # back to the user) can change a constant of the graph; on a cache-line
+        # boundary (ir.memory: a weight BLAS reads at every step)
+        arr = aligned_copy(arr)
         arr.flags.writeable = False
         key = None
         if arr.size <= 16:
