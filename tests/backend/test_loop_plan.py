@@ -11,6 +11,9 @@ import graphjit as ms
 from graphjit import ops
 from graphjit.jit.cache import cache_of
 
+# the programs use max_unroll=2 on purpose, to get Loops; graphjit says so in a warning
+pytestmark = pytest.mark.filterwarnings("ignore:.*exceeds max_unroll:RuntimeWarning")
+
 RNG = np.random.default_rng(7)
 
 
