@@ -77,99 +77,33 @@ def make_call(entry, args: Sequence, fill: Callable, own: Optional[Callable] = N
     key = entry.key
     if len(key) != len(args):
         return None
-    env = {"MISS": MISS, "_tape": _tape, "_context": _context, "_local": _local,
-           "_Tensor": Tensor, "_run": entry.plan.fn, "_failure": entry.plan.failure,
-           "_Internal": (GraphJitError, AssertionError), "_ndarray": np.ndarray,
-           "_asarray": np.asarray, "_new": object.__new__, "_by_numpy": BY_NUMPY,
-           "_from_numpy": from_numpy, "_fp": FP_STATE, "_ignored": FP_IGNORED,
-           "_ignore": ignore_fp_errors, "_restore": restore_fp_errors}
+    env = base_env(entry)
+    env.update({"MISS": MISS, "_tape": _tape, "_local": _local})
     n = len(args)
     lines = ["def call(args):",
              f"    if len(args) != {n} or _tape._recording or "
              f"_context['check_equivalence'] or getattr(_local, 'stack', None):",
              "        return MISS"]
-    names = [f"a{i}" for i in range(n)]
-    if n:
-        lines.append(f"    {', '.join(names)}{',' if n == 1 else ''} = args")
-    arrays = []
-    for i, (a, k) in enumerate(zip(args, key)):
-        if type(a) is Tensor and a._data is not None and k[0] == "T":
-            env[f"_d{i}"] = a._dtype
-            lines.append(f"    if type(a{i}) is not _Tensor or a{i}._dtype is not _d{i}: "
-                         f"return MISS")
-            lines.append(f"    x{i} = a{i}._data")
-            lines.append(f"    if x{i} is None or {_shape_test(f'x{i}', k[2])}: return MISS")
-            arrays.append(f"x{i}")
-        elif type(a) in (tuple, list) and k[0] == type(a).__name__ and \
-                len(k[1]) == len(a) and all(type(t) is Tensor and t._data is not None and
-                                            kt[0] == "T" for t, kt in zip(a, k[1])):
-            # a tuple (or list) of Tensors, flattened in order as the signature does
-            env[f"_seq{i}"] = type(a)
-            lines.append(f"    if type(a{i}) is not _seq{i} or len(a{i}) != {len(a)}: "
-                         f"return MISS")
-            for j, (t, kt) in enumerate(zip(a, k[1])):
-                x = f"x{i}_{j}"
-                env[f"_d{i}_{j}"] = t._dtype
-                lines += [f"    t = a{i}[{j}]",
-                          f"    if type(t) is not _Tensor or t._dtype is not _d{i}_{j}: "
-                          f"return MISS",
-                          f"    {x} = t._data",
-                          f"    if {x} is None or {_shape_test(x, kt[2])}: return MISS"]
-                arrays.append(x)
-        elif type(a) in _CONSTANTS and k[0] == "C":
-            env[f"_t{i}"], env[f"_v{i}"] = type(a), k[2]
-            lines.append(f"    if type(a{i}) is not _t{i} or a{i} != _v{i}: return MISS")
-            if type(a) is float and a == 0:      # 0.0 and -0.0 are different graphs
-                env["_copysign"], env[f"_s{i}"] = math.copysign, math.copysign(1.0, k[2])
-                lines.append(f"    if _copysign(1.0, a{i}) != _s{i}: return MISS")
-        else:
-            return None
+    checked = argument_lines(args, key, env, "MISS", sequences=True)
+    if checked is None:
+        return None
+    lines += checked[0]
     lines += _guard_lines(entry, env)
-    call_args = arrays
-    if entry.state is not None:
-        env["_resolve"] = entry.state.resolve
-        env["_token"] = np.True_
-        lines += ["    vs = _resolve()", "    if vs is None: return MISS"]
-        call_args = [arrays[e[1]] if e[0] == "tensor" else f"vs[{e[1]}]" if e[0] == "ref"
-                     else "_token" for e in entry.state.layout]
-    run = f"_run({', '.join(call_args)})"
-    if FP_STATE is not None:
-        lines += ["    tok = _fp.set(_ignored)"]
-    else:
-        lines += ["    tok = _ignore()"]
-    lines += ["    try:", f"        outs = {run}", "    except _Internal:", "        raise",
-              "    except Exception as e:", "        f = _failure(e)", "        if f is e: raise",
-              "        raise f from e", "    finally:",
-              "        _fp.reset(tok)" if FP_STATE is not None else "        _restore(tok)"]
-    if entry.attr_writes:             # `self.attr = constant`, after every run
-        env["_attr_writes"] = entry.attr_writes
-        lines += ["    for ref, attr, value in _attr_writes:", "        obj = ref()",
-                  "        if obj is not None:", "            setattr(obj, attr, value)"]
+    lines += run_lines(entry, env, checked[1], "MISS")
     t = entry.template
     if type(t) is Out and not t.weak and not t.is_list:
-        lines += [f"    o = outs[{t.i}]",
-                  "    if type(o) is not _ndarray: o = _asarray(o)"]
+        copy = []
         if own is not None and not fresh[t.i]:
             env["_consts"] = const_ids
-            lines += ["    if id(o) in _consts or (o.base is not None and id(o.base) in "
-                      "_consts): o = o.copy()"]
-        lines += ["    r = _new(_Tensor)",
-                  "    r._data = o",
-                  "    r._dtype = _by_numpy.get(o.dtype) or _from_numpy(o.dtype)",
-                  "    r._spec_shape = None",
-                  "    return r"]
+            copy = ["    if id(o) in _consts or (o.base is not None and id(o.base) in "
+                    "_consts): o = o.copy()"]
+        lines += tensor_lines(t.i, "r", copy) + ["    return r"]
     elif own is None and type(t) is tuple and all(
             type(u) is Out and not u.weak and not u.is_list for u in t):
         # a tuple of tensors (an optimizer's updated Parameters), wrapped inline
-        names = []
         for k, u in enumerate(t):
-            lines += [f"    o = outs[{u.i}]",
-                      "    if type(o) is not _ndarray: o = _asarray(o)",
-                      f"    r{k} = _new(_Tensor)", f"    r{k}._data = o",
-                      f"    r{k}._dtype = _by_numpy.get(o.dtype) or _from_numpy(o.dtype)",
-                      f"    r{k}._spec_shape = None"]
-            names.append(f"r{k}")
-        lines.append(f"    return ({''.join(n + ', ' for n in names)})")
+            lines += tensor_lines(u.i, f"r{k}")
+        lines.append(f"    return ({''.join(f'r{k}, ' for k in range(len(t)))})")
     else:
         env["_fill"], env["_template"] = fill, t
         if own is not None and not all(fresh):
@@ -183,6 +117,97 @@ def make_call(entry, args: Sequence, fill: Callable, own: Optional[Callable] = N
     fn = env["call"]
     fn.source = source
     return fn
+
+
+def base_env(entry) -> dict:
+    """The names every generated call reads: the entry's plan, the context, Tensor
+    construction and numpy's error state."""
+    return {"_context": _context, "_Tensor": Tensor, "_run": entry.plan.fn,
+            "_failure": entry.plan.failure, "_Internal": (GraphJitError, AssertionError),
+            "_ndarray": np.ndarray, "_asarray": np.asarray, "_new": object.__new__,
+            "_by_numpy": BY_NUMPY, "_from_numpy": from_numpy, "_fp": FP_STATE,
+            "_ignored": FP_IGNORED, "_ignore": ignore_fp_errors,
+            "_restore": restore_fp_errors}
+
+
+def argument_lines(args, key, env, miss: str, sequences: bool):
+    """(lines, arrays): the lines unpacking a call's `args` and checking each against
+    its signature `key` (`return <miss>` where one differs), and the names of the
+    arrays they bind for the plan; None if an argument is of a kind the fast call does
+    not take. With `sequences`, a tuple or list of Tensors is taken too (flattened in
+    order, as the signature does)."""
+    n = len(args)
+    lines = [f"    {', '.join(f'a{i}' for i in range(n))}{',' if n == 1 else ''} = args"] \
+        if n else []
+    arrays = []
+    for i, (a, k) in enumerate(zip(args, key)):
+        if type(a) is Tensor and a._data is not None and k[0] == "T":
+            env[f"_d{i}"] = a._dtype
+            lines += [f"    if type(a{i}) is not _Tensor or a{i}._dtype is not _d{i}: "
+                      f"return {miss}",
+                      f"    x{i} = a{i}._data",
+                      f"    if x{i} is None or {_shape_test(f'x{i}', k[2])}: return {miss}"]
+            arrays.append(f"x{i}")
+        elif sequences and type(a) in (tuple, list) and k[0] == type(a).__name__ and \
+                len(k[1]) == len(a) and all(type(t) is Tensor and t._data is not None and
+                                            kt[0] == "T" for t, kt in zip(a, k[1])):
+            env[f"_seq{i}"] = type(a)
+            lines.append(f"    if type(a{i}) is not _seq{i} or len(a{i}) != {len(a)}: "
+                         f"return {miss}")
+            for j, (t, kt) in enumerate(zip(a, k[1])):
+                x = f"x{i}_{j}"
+                env[f"_d{i}_{j}"] = t._dtype
+                lines += [f"    t = a{i}[{j}]",
+                          f"    if type(t) is not _Tensor or t._dtype is not _d{i}_{j}: "
+                          f"return {miss}",
+                          f"    {x} = t._data",
+                          f"    if {x} is None or {_shape_test(x, kt[2])}: return {miss}"]
+                arrays.append(x)
+        elif type(a) in _CONSTANTS and k[0] == "C":
+            env[f"_t{i}"], env[f"_v{i}"] = type(a), k[2]
+            lines.append(f"    if type(a{i}) is not _t{i} or a{i} != _v{i}: return {miss}")
+            if type(a) is float and a == 0:      # 0.0 and -0.0 are different graphs
+                env["_copysign"], env[f"_s{i}"] = math.copysign, math.copysign(1.0, k[2])
+                lines.append(f"    if _copysign(1.0, a{i}) != _s{i}: return {miss}")
+        else:
+            return None
+    return lines, arrays
+
+
+def run_lines(entry, env, arrays, miss: str) -> list:
+    """The lines running the plan on `arrays` (and the entry's state, resolved first:
+    `return <miss>` if it no longer binds) under the ignored error state, reporting a
+    failure as the general path does, then applying the entry's `self.attr = constant`
+    writes; the plan's results are `outs`."""
+    lines = []
+    call_args = arrays
+    if entry.state is not None:
+        env["_resolve"] = entry.state.resolve
+        env["_token"] = np.True_
+        lines += ["    vs = _resolve()", f"    if vs is None: return {miss}"]
+        call_args = [arrays[e[1]] if e[0] == "tensor" else f"vs[{e[1]}]" if e[0] == "ref"
+                     else "_token" for e in entry.state.layout]
+    lines += ["    tok = _fp.set(_ignored)" if FP_STATE is not None else "    tok = _ignore()",
+              "    try:", f"        outs = _run({', '.join(call_args)})",
+              "    except _Internal:", "        raise",
+              "    except Exception as e:", "        f = _failure(e)", "        if f is e: raise",
+              "        raise f from e", "    finally:",
+              "        _fp.reset(tok)" if FP_STATE is not None else "        _restore(tok)"]
+    if entry.attr_writes:             # `self.attr = constant`, after every run
+        env["_attr_writes"] = entry.attr_writes
+        lines += ["    for ref, attr, value in _attr_writes:", "        obj = ref()",
+                  "        if obj is not None:", "            setattr(obj, attr, value)"]
+    return lines
+
+
+def tensor_lines(i: int, name: str, then=()) -> list:
+    """The lines binding `name` to a Tensor over the plan's result outs[i] (as the
+    array `o`, after the lines `then`)."""
+    return [f"    o = outs[{i}]",
+            "    if type(o) is not _ndarray: o = _asarray(o)", *then,
+            f"    {name} = _new(_Tensor)", f"    {name}._data = o",
+            f"    {name}._dtype = _by_numpy.get(o.dtype) or _from_numpy(o.dtype)",
+            f"    {name}._spec_shape = None"]
 
 
 def _shape_test(x: str, shape) -> str:

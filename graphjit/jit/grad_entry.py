@@ -29,17 +29,10 @@ then takes the general path (jit.grad.call_grad), which handles or reports it.
 from __future__ import annotations
 
 import itertools
-import math
 
-import numpy as np
-
-from ..context import _context, GRAPH_MODE
+from ..context import GRAPH_MODE
 from ..frontend.program import Out
-from ..ir.dtypes import BY_NUMPY, from_numpy
-from ..ir.errors import GraphJitError
-from ..ir.fp_errors import FP_IGNORED, FP_STATE, ignore_fp_errors, restore_fp_errors
-from ..common.tensor import Tensor
-from .entry import _CONSTANTS, _guard_lines, _shape_test
+from .entry import _guard_lines, argument_lines, base_env, run_lines, tensor_lines
 
 __all__ = ["make_grad_call"]
 
@@ -65,68 +58,29 @@ def make_grad_call(entry, gf, weights, args):
     n = len(args)
     if len(key) != n + 1 or key[n] != ():      # the arguments' keys, then the sens'
         return None
-    env = {"_context": _context, "_graph": GRAPH_MODE, "_Tensor": Tensor,
-           "_run": entry.plan.fn, "_failure": entry.plan.failure,
-           "_Internal": (GraphJitError, AssertionError), "_ndarray": np.ndarray,
-           "_asarray": np.asarray, "_new": object.__new__, "_by_numpy": BY_NUMPY,
-           "_from_numpy": from_numpy, "_fp": FP_STATE, "_ignored": FP_IGNORED,
-           "_ignore": ignore_fp_errors, "_restore": restore_fp_errors}
+    env = base_env(entry)
+    env["_graph"] = GRAPH_MODE
     lines = ["def call(args):",
              f"    if len(args) != {n} or _context['mode'] != _graph or "
              f"_context['check_equivalence']:",
              "        return None"]
-    if n:
-        lines.append(f"    {', '.join(f'a{i}' for i in range(n))}{',' if n == 1 else ''} = args")
-    arrays = []
-    for i, (a, k) in enumerate(zip(args, key)):
-        if type(a) is Tensor and a._data is not None and k[0] == "T":
-            env[f"_d{i}"] = a._dtype
-            lines += [f"    if type(a{i}) is not _Tensor or a{i}._dtype is not _d{i}: "
-                      f"return None",
-                      f"    x{i} = a{i}._data",
-                      f"    if x{i} is None or {_shape_test(f'x{i}', k[2])}: return None"]
-            arrays.append(f"x{i}")
-        elif type(a) in _CONSTANTS and k[0] == "C":
-            env[f"_t{i}"], env[f"_v{i}"] = type(a), k[2]
-            lines.append(f"    if type(a{i}) is not _t{i} or a{i} != _v{i}: return None")
-            if type(a) is float and a == 0:      # 0.0 and -0.0 are different graphs
-                env["_copysign"], env[f"_s{i}"] = math.copysign, math.copysign(1.0, k[2])
-                lines.append(f"    if _copysign(1.0, a{i}) != _s{i}: return None")
-        else:
-            return None
+    checked = argument_lines(args, key, env, "None", sequences=False)
+    if checked is None:
+        return None
+    arrays = checked[1]
+    lines += checked[0]
     lines += [ln.replace("return MISS", "return None") for ln in _guard_lines(entry, env)]
     for j, w in enumerate(weights):
         env[f"_w{j}"] = w
         lines += [f"    w{j} = _w{j}._data", f"    if w{j} is None: return None"]
         arrays.append(f"w{j}")
-    call_args = arrays
-    if entry.state is not None:
-        env["_resolve"] = entry.state.resolve
-        env["_token"] = np.True_
-        lines += ["    vs = _resolve()", "    if vs is None: return None"]
-        call_args = [arrays[e[1]] if e[0] == "tensor" else f"vs[{e[1]}]" if e[0] == "ref"
-                     else "_token" for e in entry.state.layout]
-    lines += ["    tok = _fp.set(_ignored)" if FP_STATE is not None else "    tok = _ignore()",
-              "    try:", f"        outs = _run({', '.join(call_args)})",
-              "    except _Internal:", "        raise",
-              "    except Exception as e:", "        f = _failure(e)", "        if f is e: raise",
-              "        raise f from e", "    finally:",
-              "        _fp.reset(tok)" if FP_STATE is not None else "        _restore(tok)"]
-    if entry.attr_writes:             # `self.attr = constant`, after every run
-        env["_attr_writes"] = entry.attr_writes
-        lines += ["    for ref, attr, value in _attr_writes:", "        obj = ref()",
-                  "        if obj is not None:", "            setattr(obj, attr, value)"]
+    lines += run_lines(entry, env, arrays, "None")
     n_aux = len(aux) if aux is not None else 0
     outs = [t.i] + list(range(prog.n_results, prog.n_results + len(weights))) + \
         [u.i for u in aux or ()]
-    names = []
-    for k, i in enumerate(outs):
-        lines += [f"    o = outs[{i}]",
-                  "    if type(o) is not _ndarray: o = _asarray(o)",
-                  f"    r{k} = _new(_Tensor)", f"    r{k}._data = o",
-                  f"    r{k}._dtype = _by_numpy.get(o.dtype) or _from_numpy(o.dtype)",
-                  f"    r{k}._spec_shape = None"]
-        names.append(f"r{k}")
+    names = [f"r{k}" for k in range(len(outs))]
+    for i, name in zip(outs, names):
+        lines += tensor_lines(i, name)
     grad_names = names[1:len(names) - n_aux]
     grads = grad_names[0] if gf.single_weight else \
         "(" + "".join(f"{r}, " for r in grad_names) + ")"
