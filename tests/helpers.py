@@ -23,6 +23,32 @@ def run_both(make, *args, **kwargs):
     return graph, eager
 
 
+def run_jit_twice(fn, *arrays):
+    """fn run eagerly and under ms.jit twice on Tensors of `arrays` (the second call
+    takes the entry's fast call): (eager, graph, again, the JitFunction), each result
+    a list of numpy arrays, after checking that both graph calls give eager mode's
+    bits and that no run wrote into an input. Leaves PYNATIVE_MODE set."""
+    copies = [a.copy() for a in arrays]
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    try:
+        eager = fn(*[ms.Tensor(a) for a in arrays])
+        ms.set_context(mode=ms.GRAPH_MODE)
+        jf = ms.jit(fn)
+        tensors = [ms.Tensor(a) for a in arrays]
+        graph = jf(*tensors)
+        again = jf(*tensors)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    for a, c, t in zip(arrays, copies, tensors):
+        assert a.tobytes() == c.tobytes() and t.asnumpy().tobytes() == c.tobytes()
+    flat = lambda o: [x.asnumpy() for x in o] if isinstance(o, (tuple, list)) else [o.asnumpy()]  # noqa: E731
+    e, g, g2 = flat(eager), flat(graph), flat(again)
+    for a, b, c in zip(e, g, g2):
+        assert a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+        assert c.tobytes() == a.tobytes()
+    return e, g, g2, jf
+
+
 def assert_same(make, *args, **kwargs):
     run_both(make, *args, **kwargs)
 

@@ -10,6 +10,7 @@ import pytest
 import graphjit as ms
 from graphjit import ops
 from graphjit.jit.cache import cache_of
+from helpers import run_jit_twice
 
 # the programs use max_unroll=2 on purpose, to get Loops; graphjit says so in a warning
 pytestmark = pytest.mark.filterwarnings("ignore:.*exceeds max_unroll:RuntimeWarning")
@@ -35,24 +36,7 @@ def _arrays(T=6, B=3, I=4, H=5):
 def _run_both(fn, *arrays):
     """(eager outputs, graph outputs, generated source), as numpy arrays; the inputs
     are checked to be unchanged by both runs."""
-    copies = [a.copy() for a in arrays]
-    ms.set_context(mode=ms.PYNATIVE_MODE)
-    try:
-        eager = fn(*[ms.Tensor(a) for a in arrays])
-        ms.set_context(mode=ms.GRAPH_MODE)
-        jf = ms.jit(fn)
-        tensors = [ms.Tensor(a) for a in arrays]
-        graph = jf(*tensors)
-        again = jf(*tensors)                    # the fast call, a second time
-    finally:
-        ms.set_context(mode=ms.PYNATIVE_MODE)
-    for a, c, t in zip(arrays, copies, tensors):
-        assert a.tobytes() == c.tobytes() and t.asnumpy().tobytes() == c.tobytes()
-    flat = lambda o: [x.asnumpy() for x in o] if isinstance(o, (tuple, list)) else [o.asnumpy()]  # noqa: E731
-    e, g, g2 = flat(eager), flat(graph), flat(again)
-    for a, b, c in zip(e, g, g2):
-        assert a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
-        assert c.tobytes() == a.tobytes()
+    e, g, _, jf = run_jit_twice(fn, *arrays)
     return e, g, cache_of(jf)[0].plan.source
 
 

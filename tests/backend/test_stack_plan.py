@@ -7,6 +7,7 @@ import pytest
 import graphjit as ms
 from graphjit import ops
 from graphjit.jit.cache import cache_of
+from helpers import run_jit_twice
 
 RNG = np.random.default_rng(11)
 f32 = np.float32
@@ -19,20 +20,8 @@ def pynative_after():
 
 
 def _run_both(fn, *arrays):
-    copies = [a.copy() for a in arrays]
-    ms.set_context(mode=ms.PYNATIVE_MODE)
-    eager = fn(*[ms.Tensor(a) for a in arrays])
-    ms.set_context(mode=ms.GRAPH_MODE)
-    jf = ms.jit(fn)
-    tensors = [ms.Tensor(a) for a in arrays]
-    graph, again = jf(*tensors), jf(*tensors)
-    for a, c, t in zip(arrays, copies, tensors):
-        assert a.tobytes() == c.tobytes() and t.asnumpy().tobytes() == c.tobytes()
-    flat = lambda o: [x.asnumpy() for x in o] if isinstance(o, (tuple, list)) else [o.asnumpy()]  # noqa: E731
-    for a, b, c in zip(flat(eager), flat(graph), flat(again)):
-        assert a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
-        assert c.tobytes() == a.tobytes()
-    return flat(eager), cache_of(jf)[0].plan.source, jf
+    e, _, _, jf = run_jit_twice(fn, *arrays)
+    return e, cache_of(jf)[0].plan.source, jf
 
 
 def _weights(I=4, H=5):
