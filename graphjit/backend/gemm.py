@@ -34,6 +34,8 @@ from typing import Callable, Dict, Optional, Tuple
 
 import numpy as np
 
+from ..ir.memory import aligned_copy
+
 __all__ = ["small_kernel_limit", "blocked_matmul"]
 
 # the AVX-512 cores whose OpenBLAS sgemm/dgemm take M * N * K <= 100**3 to the small
@@ -94,11 +96,8 @@ def _block_rows(m: int, k: int, n: int, itemsize: int, limit: int) -> Optional[i
 
 
 def _aligned(a: np.ndarray) -> np.ndarray:
-    """A C-contiguous copy of a starting on a 64-byte boundary."""
-    raw = np.empty(a.nbytes + 64, np.uint8)
-    start = -raw.ctypes.data % 64
-    out = raw[start:start + a.nbytes].view(a.dtype).reshape(a.shape)
-    out[...] = a
+    """A read-only C-contiguous copy of a on a 64-byte boundary (ir.memory's)."""
+    out = aligned_copy(np.ascontiguousarray(a), min_bytes=0)
     out.flags.writeable = False
     return out
 

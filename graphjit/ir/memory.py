@@ -17,12 +17,12 @@ ALIGN = 64
 MIN_BYTES = 256
 
 
-def aligned_copy(arr: np.ndarray) -> np.ndarray:
+def aligned_copy(arr: np.ndarray, min_bytes: int = MIN_BYTES) -> np.ndarray:
     """A copy of arr starting on an ALIGN-byte boundary, for a C-contiguous array of
-    MIN_BYTES or more; otherwise `np.array(arr)` (same layout: numpy's summation
+    min_bytes or more; otherwise `np.array(arr)` (same layout: numpy's summation
     order follows the layout, so a Fortran-ordered constant stays one)."""
     arr = np.asarray(arr)
-    if arr.nbytes < MIN_BYTES or arr.dtype.hasobject or not arr.flags.c_contiguous:
+    if arr.nbytes < min_bytes or arr.dtype.hasobject or not arr.flags.c_contiguous:
         return np.array(arr)
     raw = np.empty(arr.nbytes + ALIGN, np.uint8)
     start = (-raw.ctypes.data) % ALIGN
