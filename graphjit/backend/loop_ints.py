@@ -24,11 +24,11 @@ and raises eager mode's OverflowError.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List
+from typing import List
 
 import numpy as np
 
-from .lowering import CONTROL, EXTERN, FUSED, Kernel, Program
+from .lowering import CONTROL, EXTERN, FUSED, Kernel, Program, loaders, producers
 
 __all__ = ["Counter", "plan_counters", "counter_line", "overflow"]
 
@@ -79,11 +79,7 @@ def plan_counters(kernel: Kernel, body: Program) -> List[Counter]:
     cond = results[a["condition_result"]]
     outputs = {ri for ri, _ in a["output_map"]}
     aliased = {id(body.root(v)) for v in body.aliases}
-    loaders: Dict[int, List[Kernel]] = {}
-    for k in body.kernels:
-        for v in k.loads:
-            loaders.setdefault(id(v), []).append(k)
-    producers = {id(v): k for k in body.kernels for v in k.stores}
+    loading, made = loaders(body), producers(body)
     sliced = {bp for _, bp, axis in a["input_map"] if axis is not None}
     out = []
     for ri, bp in a["back_edges"]:
@@ -94,22 +90,22 @@ def plan_counters(kernel: Kernel, body: Program) -> List[Counter]:
                 any(r is p for r in results) or
                 sum(1 for _, b in a["back_edges"] if b == bp) != 1):
             continue
-        ck = producers.get(id(q))
+        ck = made.get(id(q))
         if ck is None or ck.kind != EXTERN or ck.node.op != "CheckIntOverflow":
             continue
         r, x, y = ck.node.inputs
         op = ck.node.attrs["binary"]
         c = _const_int(y)
-        fk = producers.get(id(r))
+        fk = made.get(id(r))
         if (op not in _ARITH or x is not p or c is None or fk is None or
                 fk.kind != FUSED or len(fk.nodes) != 1 or fk.node.op != op or
-                tuple(fk.node.inputs) != (x, y) or loaders.get(id(r)) != [ck] or
+                tuple(fk.node.inputs) != (x, y) or loading.get(id(r)) != [ck] or
                 id(r) in aliased or any(v is r for v in results)):
             continue
         nodes = [(fk.node, "arith", op, c, 0), (ck.node, "check", op, c, 1)]
         ok = True
         for v in (p, q):
-            for k in loaders.get(id(v), []):
+            for k in loading.get(id(v), []):
                 if k is fk or k is ck:
                     continue
                 n = k.node
@@ -119,7 +115,7 @@ def plan_counters(kernel: Kernel, body: Program) -> List[Counter]:
                 i = 0 if n.inputs[0] is v else 1
                 other = _const_int(n.inputs[1 - i])
                 b = n.outputs[0]
-                b_readers = loaders.get(id(b), [])
+                b_readers = loading.get(id(b), [])
                 if (other is None or n.inputs[i] is not v or id(b) in aliased or
                         any(r is b for r in results if r is not cond) or
                         sum(1 for r in results if r is b) > (1 if b is cond else 0) or

@@ -49,13 +49,14 @@ same operands; only where results are stored changes):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import List, Optional, Tuple
 
 import numpy as np
 
 from ..ir.types import is_static
 from .fusion import MIN_BLOCKED_BYTES
-from .lowering import CONTROL, EXTERN, FUSED, Kernel, Program, result_is_fresh
+from .lowering import (CONTROL, EXTERN, FUSED, Kernel, Program, keep_no_reference, loaders,
+                       producers)
 
 __all__ = ["Stacked", "LoopPlan", "plan_loop"]
 
@@ -96,24 +97,12 @@ def _static(t) -> bool:
     return t.shape is not None and len(t.shape) >= 1 and is_static(t.shape)
 
 
-def _producers(prog: Program) -> Dict[int, Kernel]:
-    return {id(v): k for k in prog.kernels for v in k.stores}
-
-
-def _loaders(prog: Program) -> Dict[int, List[Kernel]]:
-    out: Dict[int, List[Kernel]] = {}
-    for k in prog.kernels:
-        for v in k.loads:
-            out.setdefault(id(v), []).append(k)
-    return out
-
-
 def _stacked(kernel: Kernel, body: Program, ins_names, owned) -> List[Stacked]:
     node = kernel.node
     a = node.attrs
     g = body.graph
     results = g.results
-    producers, loaders = _producers(body), _loaders(body)
+    made, loading = producers(body), loaders(body)
     sliced = {}
     for li, bp, axis in a["input_map"]:
         if axis is None:
@@ -142,7 +131,7 @@ def _stacked(kernel: Kernel, body: Program, ins_names, owned) -> List[Stacked]:
                 int(e.attrs["axis"]) % (e.inputs[0].type.rank + 1) != 0):
             continue
         y = body.root(e.inputs[0])
-        fk = producers.get(id(y))
+        fk = made.get(id(y))
         if fk is None or fk.kind != FUSED or not _static(y.type) or \
                 np.prod(y.type.shape) * y.type.dtype.np.itemsize >= MIN_BLOCKED_BYTES:
             continue
@@ -151,7 +140,7 @@ def _stacked(kernel: Kernel, body: Program, ins_names, owned) -> List[Stacked]:
                 continue
             if view.type != y.type or body.is_alias(view) or \
                     any(v is view for v in results) or \
-                    any(lk is not fk for lk in loaders.get(id(view), [])) or \
+                    any(lk is not fk for lk in loading.get(id(view), [])) or \
                     any(u not in fk.nodes for u in view.users):
                 continue
             used.add(li)
@@ -168,7 +157,7 @@ def _buffers(body: Program, taken) -> List[object]:
     places elsewhere."""
     results = {id(body.root(r)) for r in body.graph.results}
     aliased = {id(body.root(v)) for v in body.aliases}
-    loaders = _loaders(body)
+    loading = loaders(body)
     out = []
     for k in body.kernels:
         if k.kind == EXTERN and k.node.op == "MatMul":
@@ -187,17 +176,11 @@ def _buffers(body: Program, taken) -> List[object]:
             continue
         if not _static(m.type) or id(m) in results or id(m) in aliased or id(m) in taken:
             continue
-        readers = loaders.get(id(m), [])
-        if not readers or not _keeps_none(readers):
+        readers = loading.get(id(m), [])
+        if not readers or not keep_no_reference(readers):
             continue
         out.append(m)
     return out
-
-
-def _keeps_none(readers) -> bool:
-    """Whether these kernels keep no reference to what they read."""
-    return all(r.kind == FUSED or (r.kind == EXTERN and all(
-        result_is_fresh(r, s) for s in r.stores)) for r in readers)
 
 
 def _alternating(kernel: Kernel, body: Program, taken) -> List[Tuple[object, object]]:
@@ -206,13 +189,12 @@ def _alternating(kernel: Kernel, body: Program, taken) -> List[Tuple[object, obj
     g = body.graph
     results = [body.root(r) for r in g.results]
     aliased = {id(body.root(v)) for v in body.aliases}
-    loaders = _loaders(body)
-    producers = _producers(body)
+    loading, made = loaders(body), producers(body)
     concatenated = {ri for ri, axis in a["output_map"] if axis is not None}
     out = []
     for ri, bp in a["back_edges"]:
         v, p = results[ri], g.params[bp]
-        k = producers.get(id(v))
+        k = made.get(id(v))
         if (k is None or k.kind != FUSED or id(v) in taken or not _static(v.type) or
                 np.prod(v.type.shape) * v.type.dtype.np.itemsize >= MIN_BLOCKED_BYTES or
                 p.type != v.type or ri in concatenated or
@@ -220,7 +202,8 @@ def _alternating(kernel: Kernel, body: Program, taken) -> List[Tuple[object, obj
                 id(v) in aliased or id(p) in aliased or
                 sum(1 for _, b in a["back_edges"] if b == bp) != 1):
             continue
-        if not _keeps_none(loaders.get(id(v), [])) or not _keeps_none(loaders.get(id(p), [])):
+        if not keep_no_reference(loading.get(id(v), [])) or \
+                not keep_no_reference(loading.get(id(p), [])):
             continue
         out.append((v, p))
     return out

@@ -33,7 +33,7 @@ from ..ir.registry import get_op
 from .recipes import Recipe, recipe_for
 
 __all__ = ["Kernel", "Program", "lower", "lower_bodies", "result_is_fresh", "FUSED",
-           "EXTERN", "CONTROL"]
+           "EXTERN", "CONTROL", "producers", "loaders", "keep_no_reference"]
 
 FUSED, EXTERN, CONTROL = "fused", "extern", "control"
 
@@ -292,6 +292,27 @@ def result_is_fresh(kernel: Kernel, v: Value) -> bool:
         return True
     return kernel.kind == EXTERN and (kernel.node.op in _FRESH_OPS or
                                       get_op(kernel.node.op).family in _FRESH_FAMILIES)
+
+
+def keep_no_reference(readers) -> bool:
+    """Whether these kernels keep no reference to what they read (each returns only
+    results of its own: a fused kernel, a reduction, a matrix product...)."""
+    return all(r.kind == FUSED or (r.kind == EXTERN and all(
+        result_is_fresh(r, s) for s in r.stores)) for r in readers)
+
+
+def producers(prog: Program) -> Dict[int, Kernel]:
+    """id of each value a kernel of prog stores -> that kernel."""
+    return {id(v): k for k in prog.kernels for v in k.stores}
+
+
+def loaders(prog: Program) -> Dict[int, List[Kernel]]:
+    """id of each value kernels of prog load -> those kernels, in order."""
+    out: Dict[int, List[Kernel]] = {}
+    for k in prog.kernels:
+        for v in k.loads:
+            out.setdefault(id(v), []).append(k)
+    return out
 
 
 def _keeps_no_reference(k: Kernel) -> bool:

@@ -17,13 +17,14 @@ same bits.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List
+from typing import List
 
 import numpy as np
 
 from ..ir.types import is_static
 from .fusion import MIN_BLOCKED_BYTES
-from .lowering import EXTERN, FUSED, Kernel, Program, result_is_fresh
+from .lowering import (EXTERN, FUSED, Kernel, Program, keep_no_reference, loaders,
+                       producers, result_is_fresh)
 
 __all__ = ["StackInPlace", "plan_stacks"]
 
@@ -49,18 +50,9 @@ def _row(k: Kernel, i: int):
     return k.node.inputs[0]
 
 
-def _keeps_none(readers) -> bool:
-    return all(r.kind == FUSED or (r.kind == EXTERN and all(
-        result_is_fresh(r, s) for s in r.stores)) for r in readers)
-
-
 def plan_stacks(prog: Program) -> List[StackInPlace]:
     """The Stacks of a lowered program that can be made in place (module docstring)."""
-    producers: Dict[int, Kernel] = {id(v): k for k in prog.kernels for v in k.stores}
-    loaders: Dict[int, List[Kernel]] = {}
-    for k in prog.kernels:
-        for v in k.loads:
-            loaders.setdefault(id(v), []).append(k)
+    made, loading = producers(prog), loaders(prog)
     results = {id(prog.root(r)) for r in prog.graph.results}
     aliased = {id(prog.root(v)) for v in prog.aliases}
     out = []
@@ -76,18 +68,18 @@ def plan_stacks(prog: Program) -> List[StackInPlace]:
             continue
         views, source = [], None
         for t, y in enumerate(ys):
-            fk = producers.get(id(y))
+            fk = made.get(id(y))
             if (fk is None or fk.kind != FUSED or id(y) in aliased or
                     y.type.dtype is not o.type.dtype or
                     np.prod(o.type.shape[1:]) * o.type.dtype.np.itemsize >= MIN_BLOCKED_BYTES or
-                    not _keeps_none([k for k in loaders.get(id(y), []) if k is not sk])):
+                    not keep_no_reference([k for k in loading.get(id(y), []) if k is not sk])):
                 break
             view = None
             for v in fk.loads:
-                rk = producers.get(id(v))
+                rk = made.get(id(v))
                 x = _row(rk, t) if rk is not None else None
                 if x is not None and (source is None or x is source) and v.type == y.type \
-                        and loaders.get(id(v)) == [fk] and id(v) not in results \
+                        and loading.get(id(v)) == [fk] and id(v) not in results \
                         and id(v) not in aliased and all(u in fk.nodes for u in v.users):
                     view, source = v, x
                     break
@@ -95,11 +87,11 @@ def plan_stacks(prog: Program) -> List[StackInPlace]:
                 break
             views.append(view)
         else:
-            xk = producers.get(id(source))
-            rows = {id(producers[id(v)]) for v in views}
+            xk = made.get(id(source))
+            rows = {id(made[id(v)]) for v in views}
             if (xk is not None and result_is_fresh(xk, source) and source.type == o.type and
                     id(source) not in results and id(source) not in aliased and
-                    {id(k) for k in loaders.get(id(source), [])} == rows and
+                    {id(k) for k in loading.get(id(source), [])} == rows and
                     len(rows) == len(views)):
                 out.append(StackInPlace(node, source, ys, views))
     return out
