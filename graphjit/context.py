@@ -1,11 +1,12 @@
 """Global options: the execution mode and the compiler's switches (set_context)."""
 from __future__ import annotations
 
-from typing import Any
+from os import PathLike
+from typing import Any, Callable, Dict
 
 
 __all__ = ["GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context", "compiler",
-           "install_compiler", "ParallelMode", "set_auto_parallel_context",
+           "install_compiler", "install_option_hook", "ParallelMode", "set_auto_parallel_context",
            "get_auto_parallel_context", "reset_auto_parallel_context",
            "auto_parallel_context_is_set"]
 
@@ -28,6 +29,13 @@ _DEFAULTS = {
     "optimize_graphs": True,
     # Print each graph's node counts after every pass (to stderr), for debugging.
     "dump_passes": False,
+    # Run each fused group of exactly rounded elementwise ops (and a max/min over its
+    # result) as one compiled loop, with numba (the optional extra 'numba'); the bits
+    # are numpy's (graphjit.backend.numba_tier). Applies to graphs compiled after it.
+    "numba_kernels": False,
+    # Where those kernels are cached across processes; None: $XDG_CACHE_HOME (or
+    # ~/.cache)/graphjit/numba. A folder that cannot be written compiles in memory.
+    "numba_cache_dir": None,
     # Accepted for MindSpore compatibility; they change nothing here.
     "device_target": "CPU",
     "device_id": 0,
@@ -44,16 +52,25 @@ _DEFAULTS = {
     "pynative_synchronize": False,
 }
 _context = dict(_DEFAULTS)
+# option -> a function called with its new value before it is set (it may raise): the
+# layers below install them (backend.numba_tier imports numba when switched on)
+_option_hooks: Dict[str, Callable[[Any], None]] = {}
+
+
+def install_option_hook(key: str, hook: Callable[[Any], None]) -> None:
+    """Call hook(value) whenever set_context sets this option (before setting it)."""
+    _option_hooks[key] = hook
 
 
 def set_context(**kwargs: Any) -> None:
     """Set options: mode (GRAPH_MODE or PYNATIVE_MODE), max_unroll, check_equivalence,
-    show_internal_frames, warn_recompile, optimize_graphs, dump_passes; MindSpore's
-    device options are accepted.
+    show_internal_frames, warn_recompile, optimize_graphs, dump_passes, numba_kernels,
+    numba_cache_dir; MindSpore's device options are accepted.
 
     Raises:
         ValueError: a bad value, or an unknown option close to a known one (a typo);
             other unknown options (MindSpore device settings) only warn.
+        ModuleNotFoundError: numba_kernels=True without numba (the extra 'numba').
     """
     for k, v in kwargs.items():
         if k not in _DEFAULTS:
@@ -71,8 +88,14 @@ def set_context(**kwargs: Any) -> None:
                              f"got {v!r}")
         if k == "max_unroll" and (not isinstance(v, int) or v < 0):
             raise ValueError(f"set_context: max_unroll must be a non-negative int, got {v!r}")
-        if k in ("optimize_graphs", "dump_passes") and not isinstance(v, bool):
+        if k in ("optimize_graphs", "dump_passes", "numba_kernels") and \
+                not isinstance(v, bool):
             raise ValueError(f"set_context: {k} must be True or False, got {v!r}")
+        if k == "numba_cache_dir" and v is not None and not isinstance(v, (str, PathLike)):
+            raise ValueError(f"set_context: numba_cache_dir must be a path or None, got {v!r}")
+        hook = _option_hooks.get(k)
+        if hook is not None:
+            hook(v)
         _context[k] = v
 
 

@@ -18,6 +18,7 @@ EXTRAS = {
     "onnx": ("onnx", "onnxruntime"),
     "distributed": ("dask", "dask.array", "distributed"),
     "mpi": ("mpi4py",),
+    "numba": ("numba",),
 }
 
 

@@ -46,6 +46,8 @@ from .fusion import emit_fused
 from .kernels import (EXPRESSIONS, FP_IGNORED, FP_STATE, call_text, ignore_fp_errors,
                       is_one_element_bool, node_kernel, restore_fp_errors, truth)
 from .loop import emit_loop
+from .numba_groups import emit_group, plan_groups
+from .numba_tier import active as numba_active
 from ..ir.memory import aligned_copy
 from .stack_plan import plan_stacks
 from .stacks import list_stacks
@@ -291,8 +293,13 @@ class Emitter:
                                         f"{self.name(st.source)}"
         copies = {id(y) for st in stacks for y in st.values} & \
             {id(prog.root(r)) for r in prog.graph.results}
+        groups = plan_groups(self, prog) if numba_active() else {}
         for k in prog.kernels:
-            if id(k.node) in self.instead:
+            group = groups.get(id(k))
+            if group is not None:           # one numba loop (backend.numba_groups)
+                if group.kernels[0] is k:
+                    emit_group(self, group, depth)
+            elif id(k.node) in self.instead:
                 self.line(depth, self.instead[id(k.node)], k.node)
                 for v in k.node.inputs:            # a row returned too: a copy of it
                     v = prog.root(v)
