@@ -72,7 +72,8 @@ def set_context(**kwargs: Any) -> None:
             other unknown options (MindSpore device settings) only warn.
         ModuleNotFoundError: numba_kernels=True without numba (the extra 'numba').
     """
-    for k, v in kwargs.items():
+    # options with a hook last: it sees the others given in the same call
+    for k, v in sorted(kwargs.items(), key=lambda kv: kv[0] in _option_hooks):
         if k not in _DEFAULTS:
             import difflib
             close = difflib.get_close_matches(k, list(_DEFAULTS), n=1, cutoff=0.85)

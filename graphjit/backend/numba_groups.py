@@ -433,8 +433,8 @@ def emit_group(em, g: Group, depth: int) -> None:
     for s, k in g.written:
         buf = em.into.get(id(s))
         if buf is None:     # the buffer of a load dying at the kernel that made s
-            for v in k.reusable:
-                if v.type == s.type and id(v) not in taken and id(v) not in em.consts:
+            for v in k.reusable:    # (a load from outside the group: one in memory)
+                if v.type == s.type and id(v) not in taken and any(u is v for u in g.loads):
                     taken.add(id(v))
                     buf = em.name(v)
                     break
@@ -443,6 +443,11 @@ def emit_group(em, g: Group, depth: int) -> None:
             em.line(depth, f"{buf} = np.empty({s.type.shape!r}, "
                            f"{em.glob(s.type.dtype.np, '_dtype')})", node)
         bufs.append(buf)
+    for k in g.kernels:           # values only the loop held: nothing to free
+        if all(s is not k.stores[0] for s, _ in g.written):
+            n = em.fresh("none")
+            em.bind(k.stores[0], n)
+            em.pinned.add(n)
     call = f"{em.glob(g.dispatcher, '_nb')}({', '.join([em.name(v) for v in g.loads] + bufs)})"
     for (s, _), buf in zip(g.written, bufs):
         wanted = em.names.get(id(s))
