@@ -20,8 +20,9 @@ then `abs(xn - x).max()`: six numpy passes) is
             t5 = (t4 - x1)
             t6 = abs(t5)
             o0[i0] = t4; o1[i0] = t6
-            if t6 > m: m = t6
-            elif t6 != t6: bad = True
+            bad |= t4 != t4
+            bad |= t6 != t6
+            m = t6 if t6 > m else m
         ...
         return m
 
@@ -30,10 +31,14 @@ Every step is one IEEE operation on the dtypes numpy's ufunc loop uses (the cast
 off (no FMA contraction, no reordering). A value is written to memory only where
 something outside the group reads it. A float max/min whose result is zero or NaN
 (where numpy's reduction order decides the sign of a zero or which NaN) is
-recomputed by numpy from the written input. Not fused (numpy keeps them): exp, log,
-sin, tanh, pow by libm (numba's libm is not numpy's SIMD code), sums and means
-(numpy's pairwise order), float16, complex, broadcasting, integer division and
-float-to-integer casts.
+recomputed by numpy from the written input. LLVM keeps values but not always which
+NaN comes out (it folds `-x + y` into `y - x`), so the loop also says whether a
+float result it wrote is NaN, and the group's numpy code then runs instead (the
+loop never writes into its inputs, so numpy can start again from them).
+
+Not fused (numpy keeps them): exp, log, sin, tanh, pow by libm (numba's libm is not
+numpy's SIMD code), sums and means (numpy's pairwise order), float16, complex,
+broadcasting other than scalar constants, integer division, float-to-integer casts.
 """
 from __future__ import annotations
 
@@ -250,12 +255,15 @@ class Group:
         written: (value, its kernel) for each result stored to memory.
         loads: the arrays the loop reads (each of the group's shape).
         dispatcher: the compiled kernel.
+        nan_flag: whether the kernel tells when a NaN came out (it returns True, or a
+            NaN for a max/min): numpy then computes the group again, for NaN's bits.
     """
     kernels: List[Kernel]
     reduce: Optional[Kernel]
     written: List[Tuple[object, Kernel]]
     loads: List[object]
     dispatcher: object
+    nan_flag: bool
 
 
 def _shape(k: Kernel):
@@ -322,9 +330,9 @@ def plan_groups(em, prog: Program) -> Dict[int, Group]:
             continue                       # one ufunc call is as quick
         g = _build(em, run, red, reading, results)
         if g is not None:
-            for k in run + ([red] if red is not None else []):
+            for k in run + ([g.reduce] if g.reduce is not None else []):
                 out[id(k)] = g
-            i += red is not None
+            i += g.reduce is not None
     return out
 
 
@@ -344,6 +352,14 @@ def _build(em, run, red, reading, results) -> Optional[Group]:
                                           np.ndim(em.consts[id(v)]) == 0) and \
                     all(u is not v for u in loads):
                 loads.append(v)
+    load_names = {em.names.get(id(v)) for v in loads} - {None}
+    if any(em.into.get(id(s)) in load_names for s, _ in written):
+        return None          # a row written in place: numpy could not redo the group
+    if red is not None and red.loads[0].type.dtype.np.kind != "f" and \
+            any(s.type.dtype.np.kind == "f" for s, _ in written):
+        red = None           # (an integer max cannot also say that a NaN came out)
+    if sum(len(k.nodes) for k in run) + (red is not None) < 2:
+        return None
     try:
         source = _source(em, run, red, loads, [s for s, _ in written])
     except Refused:
@@ -355,7 +371,8 @@ def _build(em, run, red, reading, results) -> Optional[Group]:
     disp = load_kernel(source, argtypes)
     if disp is None:
         return None
-    return Group(run, red, written, loads, disp)
+    nan_flag = red is not None or any(s.type.dtype.np.kind == "f" for s, _ in written)
+    return Group(run, red, written, loads, disp, nan_flag)
 
 
 def _translate(em, run, red, loads, stores) -> Tuple[_Code, Dict[int, Scalar]]:
@@ -395,23 +412,29 @@ def _source(em, run, red, loads, stores) -> str:
             lines.append("        raise ValueError('graphjit numba kernel: operand shapes "
                          "differ')")
     lines += ["    " + t for t in code.pre]
+    floats = [scalars[id(s)][0] for s in stores if s.type.dtype.np.kind == "f"]
+    update: List[str] = [f"bad |= {v} != {v}" for v in floats]
     post = []
-    update: List[str] = []
+    if floats or red is not None:
+        lines.append("    bad = False")
     if red is not None:
         v, d = scalars[id(red.loads[0])]
         t = _dtype_name(d)
         big = red.node.op == "ReduceMax"
         if d.kind == "f":
             lines.append(f"    m = {t}({'-' if big else ''}np.inf)")
-            lines.append("    bad = False")
-            update = [f"if {v} {'>' if big else '<'} m:", f"    m = {v}",
-                      f"elif {v} != {v}:", "    bad = True"]
+            # a select and a flag, no branch (a branch per element costs half again)
+            update += [f"m = {v} if {v} {'>' if big else '<'} m else m"]
+            if v not in floats:
+                update.append(f"bad |= {v} != {v}")
             post = ["    if bad:", f"        return {t}(np.nan)"]
         else:
             info = np.iinfo(d)
             lines.append(f"    m = {t}({info.min if big else info.max})")
-            update = [f"if {v} {'>' if big else '<'} m:", f"    m = {v}"]
+            update += [f"m = {v} if {v} {'>' if big else '<'} m else m"]
         post.append("    return m")
+    elif floats:
+        post.append("    return bad")
     pad = "    " * (rank + 1)
     for d in range(rank):
         lines.append("    " * (d + 1) + f"for i{d} in range(n{d}):")
@@ -424,53 +447,60 @@ def _source(em, run, red, loads, stores) -> str:
 
 
 def emit_group(em, g: Group, depth: int) -> None:
-    """Write the call of the group's kernel (at its first kernel's place)."""
+    """Write the call of the group's kernel (at its first kernel's place) and, where
+    it says a NaN came out, the group's numpy code (em.kernel) to run instead: LLVM
+    may fold `-x + y` into `y - x`, which keeps another NaN's sign."""
     node = g.kernels[-1].node
     for s, _ in g.written:
         if id(s) in em.before:
             em.line(depth, em.before[id(s)], node)
-    bufs, taken = [], set()
-    for s, k in g.written:
+    bufs = []
+    for s, k in g.written:       # never a load's buffer: numpy may need the loads again
         buf = em.into.get(id(s))
-        if buf is None:     # the buffer of a load dying at the kernel that made s
-            for v in k.reusable:    # (a load from outside the group: one in memory)
-                if v.type == s.type and id(v) not in taken and any(u is v for u in g.loads):
-                    taken.add(id(v))
-                    buf = em.name(v)
-                    break
         if buf is None:
             buf = em.fresh()
             em.line(depth, f"{buf} = np.empty({s.type.shape!r}, "
                            f"{em.glob(s.type.dtype.np, '_dtype')})", node)
         bufs.append(buf)
+    call = f"{em.glob(g.dispatcher, '_nb')}({', '.join([em.name(v) for v in g.loads] + bufs)})"
+    renames = []
+    for (s, _), buf in zip(g.written, bufs):
+        wanted = em.names.get(id(s))
+        if wanted is None:
+            em.bind(s, buf)
+        elif wanted != buf:
+            renames.append(f"{wanted} = {buf}")
     for k in g.kernels:           # values only the loop held: nothing to free
         if all(s is not k.stores[0] for s, _ in g.written):
             n = em.fresh("none")
             em.bind(k.stores[0], n)
             em.pinned.add(n)
-    call = f"{em.glob(g.dispatcher, '_nb')}({', '.join([em.name(v) for v in g.loads] + bufs)})"
-    for (s, _), buf in zip(g.written, bufs):
-        wanted = em.names.get(id(s))
-        if wanted is None:
-            em.bind(s, buf)
-    if g.reduce is None:
-        em.line(depth, call, node)
+    m = em.fresh("m")
+    if g.reduce is not None:
+        em.line(depth, f"{m} = {call}", node)
+        test = f"{m} != {m}"
+    elif g.nan_flag:
+        test = call
     else:
+        em.line(depth, call, node)
+        test = None
+    if test is not None and g.nan_flag:
+        em.line(depth, f"if {test}:", node)
+        for k in g.kernels:
+            em.kernel(k, depth + 1)
+        if renames:
+            em.line(depth, "else:", node)
+    for text in renames:
+        em.line(depth + (test is not None and g.nan_flag), text, node)
+    if g.reduce is not None:
         r = g.reduce.node.outputs[0]
-        d = r.type.dtype.np
-        as_d = em.glob(np.dtype(d).type, "_as")
-        if np.dtype(d).kind == "f":
+        d = np.dtype(r.type.dtype.np)
+        as_d = em.glob(d.type, "_as")
+        if d.kind == "f":
             ufunc = np.maximum if g.reduce.node.op == "ReduceMax" else np.minimum
-            src = next(b for (s, _), b in zip(g.written, bufs) if s is g.reduce.loads[0])
-            m = em.fresh("m")
-            em.line(depth, f"{m} = {call}", node)
             # zero or NaN: numpy's order decides the zero's sign, or which NaN
             em.line(depth, f"{em.name(r)} = {as_d}({m}) if {m} != 0 and {m} == {m} else "
-                           f"{em.ref(ufunc.reduce, ufunc.__name__ + '_reduce')}({src}, None)",
-                    g.reduce.node)
+                           f"{em.ref(ufunc.reduce, ufunc.__name__ + '_reduce')}"
+                           f"({em.name(g.reduce.loads[0])}, None)", g.reduce.node)
         else:
-            em.line(depth, f"{em.name(r)} = {as_d}({call})", g.reduce.node)
-    for (s, _), buf in zip(g.written, bufs):
-        wanted = em.names.get(id(s))
-        if wanted is not None and wanted != buf:
-            em.line(depth, f"{wanted} = {buf}", node)
+            em.line(depth, f"{em.name(r)} = {as_d}({m})", g.reduce.node)
