@@ -334,3 +334,19 @@ def test_a_corrupt_cache_is_recompiled(tmp_path):
     from graphjit.backend import numba_tier
     numba_tier._loaded.clear()             # as a new process would start
     check(f, x)
+
+
+def test_groups_inside_if_branches_and_their_nan_fallback():
+    def f(x, y):
+        if x.sum() > 0:
+            z = (x * 2.0 + y) * y
+        else:
+            z = -x + y
+        return z, z * 0.5
+    x = np.array([1.0, 2.0, -0.5, 4.0])
+    y = np.array([0.5, -1.0, 3.0, 2.0])
+    for a, b in ((x, y), (-x, y), (np.array([np.nan, 1.0, 2.0, 3.0]), -y),
+                 (np.array([-np.nan, -1.0, -2.0, -3.0]), y)):
+        e, g, g2, plain, src = run(f, a, b)
+        assert_bits(e, g, g2, plain)
+        assert src.count("_nb") >= 2
