@@ -352,6 +352,8 @@ def _build(em, run, red, reading, results) -> Optional[Group]:
                                           np.ndim(em.consts[id(v)]) == 0) and \
                     all(u is not v for u in loads):
                 loads.append(v)
+    if not written:
+        return None          # results nothing reads (no pass removed them)
     load_names = {em.names.get(id(v)) for v in loads} - {None}
     if any(em.into.get(id(s)) in load_names for s, _ in written):
         return None          # a row written in place: numpy could not redo the group
