@@ -160,6 +160,8 @@ def ufunc_step(code: _Code, fn, operands: List[Scalar]) -> Scalar:
     if fn.nout != 1:
         raise Refused(f"{fn} has several outputs")
     ins, out = loop[:fn.nin], np.dtype(loop[fn.nin])
+    for d in ins + (out,):
+        _dtype_name(d)              # float16, complex...: refused
     kind = ins[0].kind
     if fn in _LOGICAL:
         ops = [cast(code, o, np.bool_)[0] for o in operands]
@@ -277,6 +279,9 @@ def _fusable(em, k: Kernel) -> bool:
     if not s or len(s) > _MAX_RANK or not is_static(s):
         return False
     if any(n.outputs[0].type.shape != s for n in k.nodes):
+        return False
+    if any(np.dtype(v.type.dtype.np) not in _NAME for v in k.loads) or \
+            any(np.dtype(n.outputs[0].type.dtype.np) not in _NAME for n in k.nodes):
         return False
     for v in k.loads:
         if v.type.shape != s and not (id(v) in em.consts and np.ndim(em.consts[id(v)]) == 0):

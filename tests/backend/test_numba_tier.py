@@ -17,11 +17,15 @@ from optional import require
 
 import graphjit as ms
 from graphjit import ops
+from graphjit.backend.executor import compile_graph
 from graphjit.jit.cache import cache_of
+from test_fusion import assert_same_bits, chains, reference, sample
 
 numba = require("numba", "numba")
 pytestmark = [pytest.mark.extra("numba"),
-              pytest.mark.filterwarnings("ignore:.*exceeds max_unroll:RuntimeWarning")]
+              pytest.mark.filterwarnings("ignore:.*exceeds max_unroll:RuntimeWarning"),
+              # a group the planner took must compile: a failure here is a planner bug
+              pytest.mark.filterwarnings("error:graphjit. numba could not compile")]
 
 ROOT = pathlib.Path(__file__).parents[2]
 
@@ -350,3 +354,20 @@ def test_groups_inside_if_branches_and_their_nan_fallback():
         e, g, g2, plain, src = run(f, a, b)
         assert_bits(e, g, g2, plain)
         assert src.count("_nb") >= 2
+
+
+@settings(max_examples=150, deadline=None, derandomize=True, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(g=chains(), seed=st.integers(0, 2 ** 16), fortran=st.booleans())
+def test_random_chains_of_every_dtype_give_the_unfused_kernels_bits(g, seed, fortran):
+    """test_fusion's random graphs (bool, int8, uint8, int32, int64, float16, float32,
+    float64; casts, selects, constants that broadcast, powers) with the tier on."""
+    rng = np.random.default_rng(seed)
+    args = [sample(rng, p.type.dtype, shape) for p, shape in zip(g.params, g.runtime_shapes)]
+    if fortran:
+        args = [np.asfortranarray(a) if a.ndim > 1 else a for a in args]
+    cg = compile_graph(g)
+    kept = [a.copy() for a in args]
+    with np.errstate(all="ignore"):
+        assert_same_bits(cg(*args), reference(g, args))
+    assert_same_bits(args, kept)
