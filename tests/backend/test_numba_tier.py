@@ -371,3 +371,15 @@ def test_random_chains_of_every_dtype_give_the_unfused_kernels_bits(g, seed, for
     with np.errstate(all="ignore"):
         assert_same_bits(cg(*args), reference(g, args))
     assert_same_bits(args, kept)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.uint16, np.int64])
+def test_an_integer_max_or_min_in_the_loop(dtype):
+    def f(x, y):
+        return (x * y + x).max(), (x - y * 3).min()
+    info = np.iinfo(dtype)
+    x = np.array([info.max, 5, info.min, 0, 9, 3], dtype)
+    y = np.array([2, info.max, 1, info.min, 0, 7], dtype)
+    with np.errstate(all="ignore"):
+        src = check(f, x, y)
+    assert src.count("_nb") == 2 and "_maximum_reduce" not in src
