@@ -6,8 +6,8 @@ from typing import Any, Callable, Dict
 
 
 __all__ = ["GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context", "compiler",
-           "install_compiler", "install_option_hook", "ParallelMode", "set_auto_parallel_context",
-           "get_auto_parallel_context", "reset_auto_parallel_context",
+           "install_compiler", "install_option_hook", "ParallelMode",
+           "set_auto_parallel_context", "get_auto_parallel_context", "reset_auto_parallel_context",
            "auto_parallel_context_is_set"]
 
 GRAPH_MODE = 0

@@ -147,8 +147,10 @@ _LOGICAL = {np.logical_and: "({0} and {1})", np.logical_or: "({0} or {1})",
             np.logical_xor: "({0} != {1})", np.logical_not: "(not {0})"}
 # np.maximum(a, b) is a where a > b or a is NaN, else b (b on ties: maximum(-0.0, 0.0)
 # is 0.0, maximum(0.0, -0.0) is -0.0; the first NaN of two); minimum likewise
-_MINMAX = {np.maximum: ("({0} if ({0} > {1} or {0} != {0}) else {1})", "({0} if {0} > {1} else {1})"),
-           np.minimum: ("({0} if ({0} < {1} or {0} != {0}) else {1})", "({0} if {0} < {1} else {1})")}
+_MINMAX = {np.maximum: ("({0} if ({0} > {1} or {0} != {0}) else {1})",
+                        "({0} if {0} > {1} else {1})"),
+           np.minimum: ("({0} if ({0} < {1} or {0} != {0}) else {1})",
+                        "({0} if {0} < {1} else {1})")}
 
 
 def ufunc_step(code: _Code, fn, operands: List[Scalar]) -> Scalar:

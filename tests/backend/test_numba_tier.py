@@ -55,8 +55,11 @@ def run(fn, *arrays, tier_on=True):
     ms.set_context(numba_kernels=False)
     plain = ms.jit(fn)(*[ms.Tensor(a) for a in arrays])
     ms.set_context(mode=ms.PYNATIVE_MODE, numba_kernels=True)
-    flat = lambda o: [x.asnumpy() for x in o] if isinstance(o, (tuple, list)) else [o.asnumpy()]  # noqa: E731
-    return flat(eager), flat(graph), flat(again), flat(plain), source
+    return _flat(eager), _flat(graph), _flat(again), _flat(plain), source
+
+
+def _flat(o):
+    return [x.asnumpy() for x in o] if isinstance(o, (tuple, list)) else [o.asnumpy()]
 
 
 def assert_bits(*results):
