@@ -22,7 +22,7 @@ from ..ir.dtypes import DType
 from ..ir.fp_errors import FP_IGNORED as _FP_IGNORED, FP_STATE as _FP_STATE
 from ..ir.fp_errors import RUN_IGNORING as _RUN_IGNORING
 from ..ir.fp_errors import ignore_fp_errors as _ignore_fp, restore_fp_errors as _restore_fp
-from .kernel_modes import PURE as _PURE, QUIET as _QUIET, UFUNC as _UFUNC
+from .kernel_modes import PURE as _PURE, QUIET as _QUIET, UFUNC as _UFUNC, small_table
 
 __all__ = ["install", "keep_general", "run1", "run2", "runn", "guarded", "cached1", "cached2",
            "cached", "remember", "scalar_array", "take_one"]
@@ -41,6 +41,8 @@ EAGER: dict = {}
 Tensor = None                 # common.tensor.Tensor (install)
 
 _NUMBERS = (float, int, bool)
+# DType -> kernel_modes.small_table of it (None: not an integer or bool dtype), for x[i]
+_ELEMENTS: dict = {}
 _BY_NUMPY = dt.BY_NUMPY
 _from_numpy = dt.from_numpy
 _new = object.__new__
@@ -76,7 +78,7 @@ def scalar_array(o, d: DType) -> np.ndarray:
     key = (o, d)
     a = _SCALARS.get(key)
     if a is None:
-        a = np.asarray(o, d.np)
+        a = guarded(np.asarray, o, d.np)     # past a float dtype's range: inf, silently
         if o and o == o:
             if len(_SCALARS) > 512:
                 _SCALARS.clear()
@@ -202,19 +204,24 @@ def cached2(op, x, y, extra):
 
 def take_one(x, idx, axis):
     """The Gather op of eager Tensors for one integer index in range (a 0-d tensor):
-    x.take(index, axis), a copy, as Gather's kernel gives it; None in any other case (an
-    index array, out of range, a bool index, a scalar x, an axis out of range), which
-    the op then takes or refuses. (axis: an int.)"""
+    x.take(index, axis), a copy, as Gather's kernel gives it (a row along axis 0:
+    x[index].copy(), the same array); None in any other case (an index array, out of
+    range, a bool index, a scalar x, an axis out of range), which the op then takes or
+    refuses. (axis: an int.)"""
     if type(x) is Tensor and type(idx) is Tensor and not _tape._recording:
         a, i = x._data, idx._data
-        if a is not None and i is not None and i.ndim == 0 and idx._dtype.kind in "iu" \
-                and -a.ndim <= axis < a.ndim and -a.shape[axis] <= int(i) < a.shape[axis]:
-            out = a.take(i, axis)
-            r = _new(Tensor)
-            r._data = out if type(out) is np.ndarray else np.asarray(out)
-            r._dtype = x._dtype
-            r._spec_shape = None
-            return r
+        if a is not None and i is not None and not i.ndim and idx._dtype.kind in "iu":
+            shape = a.shape
+            if -len(shape) <= axis < len(shape):
+                n = shape[axis]
+                k = i.item()
+                if -n <= k < n:
+                    out = a[k].copy() if axis == 0 and len(shape) > 1 else a.take(k, axis)
+                    r = _new(Tensor)
+                    r._data = out if type(out) is np.ndarray else np.asarray(out)
+                    r._dtype = x._dtype
+                    r._spec_shape = None
+                    return r
     return None
 
 
@@ -292,14 +299,15 @@ def _with_number(op, dtype, shape, o, to, reflected):
 def _binary_method(op: str):
     """The operator method of an eager Tensor for binary op `op`: when no gradient
     tape records and apply has seen the signature (two Tensors with data, or a Tensor
-    and a Python number), the kernel apply found for it runs at once; otherwise ops'
-    binary() (promotion, graph values, the tape)."""
+    and a Python number), the kernel apply found for it runs at once (or its SMALL
+    table gives the result: common.kernel_modes); otherwise ops' binary() (promotion,
+    graph values, the tape)."""
     def method(self, o):             # self: a Tensor (Parameter keeps TensorLike's method)
         if not _tape._recording:
             to = type(o)
             if to is Tensor:
+                a, b = self._data, o._data
                 try:
-                    a, b = self._data, o._data
                     known = EAGER.get((op, self._dtype, a.shape, o._dtype, b.shape))
                 except AttributeError:            # a Tensor without data
                     return BINARY(op, self, o)
@@ -307,13 +315,21 @@ def _binary_method(op: str):
                 hit = _WITH_NUMBER.get((op, o, to, self._dtype, a.shape))
                 if hit is None:
                     known, b = _with_number(op, self._dtype, a.shape, o, to, False)
-                    if known is None:
-                        return BINARY(op, self, o)
                 else:
                     known, b = hit
             else:
-                known = None
+                return BINARY(op, self, o)
             if known is not None:
+                small = known[5]
+                if small is not None:             # 0-d inputs: their Python values
+                    pyop, results, lo, hi = small
+                    out = pyop(a.item(), b.item())
+                    if lo <= out < hi:
+                        r = _new(Tensor)
+                        r._data = results[out - lo]
+                        r._dtype = known[4]
+                        r._spec_shape = None
+                        return r
                 mode = known[3]                   # run2(known, a, b), inline
                 if mode is _QUIET:
                     out = known[1](a, b, out=...)
@@ -348,6 +364,16 @@ def _reflected_method(op: str):
                     hit = _with_number(op, self._dtype, b.shape, o, to, True)
                 known, a = hit
                 if known is not None and known[2]:
+                    small = known[5]
+                    if small is not None:         # 0-d inputs: their Python values
+                        pyop, results, lo, hi = small
+                        out = pyop(a.item(), b.item())
+                        if lo <= out < hi:
+                            r = _new(Tensor)
+                            r._data = results[out - lo]
+                            r._dtype = known[4]
+                            r._spec_shape = None
+                            return r
                     return run2(known, a, b)
         return BINARY(op, o, self)
     method.__name__ = f"__r{op.lower()}__"
@@ -379,16 +405,32 @@ def install(cls) -> None:
     general_getitem = cls.__getitem__
 
     def __getitem__(self, key):
-        """x[i] for an int i in range: a[i], as the Index op's kernel; else x[key]."""
-        if type(key) is int and type(self) is Tensor and not _tape._recording:
-            a = self._data
-            if a is not None and a.ndim and -a.shape[0] <= key < a.shape[0]:
-                out = a[key]                      # a row (a view), or an element
-                r = _new(Tensor)
-                r._data = out if type(out) is np.ndarray else np.asarray(out)
-                r._dtype = self._dtype
-                r._spec_shape = None
-                return r
+        """x[i] for an int i in range: a[i], as the Index op's kernel (an element of a
+        small integer or bool value: the shared array of kernel_modes.small_table);
+        else x[key]."""
+        if type(key) is int and type(self) is Tensor and not _tape._recording and \
+                (a := self._data) is not None and (shape := a.shape) and \
+                -shape[0] <= key < shape[0]:
+            if len(shape) == 1:                   # an element
+                small = _ELEMENTS.get(self._dtype, False)
+                if small is not None:
+                    if small is False:
+                        small = _ELEMENTS[self._dtype] = small_table(a.dtype)
+                    if small is not None:
+                        results, lo, hi = small
+                        v = a.item(key)
+                        if lo <= v < hi:
+                            r = _new(Tensor)
+                            r._data = results[v - lo]
+                            r._dtype = self._dtype
+                            r._spec_shape = None
+                            return r
+            out = a[key]                          # a row (a view), or an element
+            r = _new(Tensor)
+            r._data = out if type(out) is np.ndarray else np.asarray(out)
+            r._dtype = self._dtype
+            r._spec_shape = None
+            return r
         return general_getitem(self, key)
     cls.__getitem__ = __getitem__
     _install_reductions(cls)
@@ -411,6 +453,16 @@ def _install_reductions(cls):
             if not _tape._recording and (a := self._data) is not None:
                 known = _FAST.get(("ReduceSum", (axis, keepdims), self._dtype, a.shape))
                 if known is not None:
+                    if known[3] is _PURE:         # run1(known, a), inline
+                        try:
+                            out = _RUN_IGNORING(known[1], a)
+                        except RuntimeError:      # the context is taken
+                            return run1(known, a)
+                        r = _new(Tensor)          # _wrap(out), inline
+                        r._data = out if type(out) is np.ndarray else (out := np.asarray(out))
+                        r._dtype = _BY_NUMPY.get(out.dtype) or _from_numpy(out.dtype)
+                        r._spec_shape = None
+                        return r
                     return run1(known, a)
             r = tl_sum(self, axis, None, keepdims)
             remember("ReduceSum", (self,), (axis, keepdims), {"axis": axis, "keep_dims": keepdims})
@@ -436,6 +488,17 @@ def _install_reductions(cls):
                 if not _tape._recording and (a := self._data) is not None:    # cached1
                     known = _FAST.get((op, (axis, keepdims), self._dtype, a.shape))
                     if known is not None:
+                        if known[3] is _PURE:     # run1(known, a), inline
+                            try:
+                                out = _RUN_IGNORING(known[1], a)
+                            except RuntimeError:  # the context is taken
+                                return run1(known, a)
+                            r = _new(Tensor)      # _wrap(out), inline
+                            r._data = out if type(out) is np.ndarray else \
+                                (out := np.asarray(out))
+                            r._dtype = _BY_NUMPY.get(out.dtype) or _from_numpy(out.dtype)
+                            r._spec_shape = None
+                            return r
                         return run1(known, a)
                 r = general(self, axis, keepdims)
                 remember(op, (self,), (axis, keepdims), {"axis": axis, "keep_dims": keepdims})

@@ -20,7 +20,7 @@ from ..ir.registry import get_op
 from ..ir.types import STATE, ref_type
 from ..common.kernel_modes import GENERAL as _GENERAL, PURE as _PURE, QUIET as _QUIET
 from ..common.kernel_modes import PURE_OPS, UFUNC as _UFUNC
-from ..common.kernel_modes import kernel_mode
+from ..common.kernel_modes import kernel_mode, small_results
 from ..common.parameter import Parameter
 from ..common import eager_fast as _eager_fast
 from ..common.eager_fast import guarded, run1, run2
@@ -41,7 +41,8 @@ _DEFAULT_OF_KIND = {"b": dt.bool_, "i": dt.int64, "u": dt.int64, "f": dt.float32
 # are worked out at every call. The table is cleared when it grows past _EAGER_LIMIT
 # (programs whose shapes change at every step) and when an op is redefined.
 # An entry is (normalized attrs, kernel, one output?, how the kernel is called: a mode
-# of common.kernel_modes, the result's DType for the modes that know it).
+# of common.kernel_modes, the result's DType for the modes that know it, its SMALL table
+# or None: kernel_modes.small_results, which the Tensor's operators take).
 _EAGER: dict = {}
 _EAGER_LIMIT = 4096
 _registry.ON_REPLACE.append(lambda name: _EAGER.clear())
@@ -63,7 +64,8 @@ def _entry(op, arrays, attrs):
         else (_GENERAL, None)
     if mode is _GENERAL and one and RUN_IGNORING is not None and opdef in _PURE_DEFS:
         mode = _PURE
-    known = (nattrs, kernel, one, mode, out_dtype)
+    known = (nattrs, kernel, one, mode, out_dtype,
+             small_results(kernel, in_types, out_dtype) if mode is not _GENERAL else None)
     return known, not opdef.infer_takes_consts and opdef.effects is None
 
 
@@ -278,10 +280,13 @@ def to_tensor(x, dtype: DType = None):
     if isinstance(x, PY_SCALARS):
         if dtype is None:
             dtype = _DEFAULT_OF_KIND[weak_kind(x)]
-        try:
+        token = ignore_fp_errors()      # a number past a float dtype's range: inf, silently
+        try:                            # (as the tables' cached arrays of it give it)
             return Tensor._wrap(np.asarray(x, dtype=dtype.np))
         except OverflowError:   # an int outside the dtype's range wraps around, as C does
             return Tensor._wrap(np.asarray(x).astype(dtype.np))
+        finally:
+            restore_fp_errors(token)
     if x is None:
         raise TypeError("None is not a tensor; an operator got None where a tensor was "
                         "expected")
