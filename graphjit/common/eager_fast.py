@@ -226,15 +226,24 @@ def take_one(x, idx, axis):
 
 
 def cached(op, inputs, extra):
-    """cached1 over any number of eager Tensors (a general kernel)."""
-    if _tape._recording:
+    """cached1 over one or more eager Tensors of one dtype and shape (a general kernel)."""
+    if _tape._recording or not inputs:
         return None
-    try:    # the type in the key: a Parameter (or a graph value) never matches a Tensor
-        key = (op, extra, *[(type(x), x._dtype, x._data.shape) for x in inputs])
-    except AttributeError:                 # not a Tensor, or a Tensor without data
+    try:
+        first = inputs[0]
+        d, shape = first._dtype, first._data.shape
+        arrays = []
+        for x in inputs:        # exactly Tensor: a Parameter (or a graph value) never matches
+            if type(x) is not Tensor or x._dtype is not d:
+                return None
+            a = x._data
+            if a.shape != shape:
+                return None
+            arrays.append(a)
+    except AttributeError:                     # not a Tensor, or a Tensor without data
         return None
-    known = _FAST.get(key)
-    return None if known is None else runn(known, [x._data for x in inputs])
+    known = _FAST.get((op, extra, len(arrays), d, shape))
+    return None if known is None else runn(known, arrays)
 
 
 def remember(op, inputs, extra, attrs, many=False) -> None:
@@ -255,9 +264,10 @@ def remember(op, inputs, extra, attrs, many=False) -> None:
         return
     if len(_FAST) >= _FAST_LIMIT:
         _FAST.clear()
-    if many:                               # cached's key, with the types (all Tensor)
-        _FAST[(op, extra, *[(Tensor, x._dtype, a.shape) for x, a in zip(inputs, arrays)])] = \
-            known
+    if many:                               # cached's key: one dtype and shape
+        kinds, shapes = {x._dtype for x in inputs}, {a.shape for a in arrays}
+        if len(kinds) == 1 and len(shapes) == 1:
+            _FAST[(op, extra, len(arrays), *kinds, *shapes)] = known
     elif len(inputs) == 1:                 # cached1's key
         _FAST[(op, extra, inputs[0]._dtype, arrays[0].shape)] = known
     elif len(inputs) == 2:                 # cached2's
@@ -442,30 +452,55 @@ def _plain(axis, keep) -> bool:
     return (axis is None or type(axis) is int) and (keep is True or keep is False)
 
 
+# (op, axis, keepdims, dtype, shape) -> (kernel, whether it is pure, the result's DType
+# or None): the reductions x.sum(), x.max() and x.min() an eager Tensor has run (the
+# result's dtype as the general path gave it: a kernel's dtype follows its input dtypes)
+_REDUCED: dict = {}
+_registry.ON_REPLACE.append(lambda name: _REDUCED.clear())
+
+
+def _remember_reduction(op, x, axis, keepdims, result) -> None:
+    """After the general path gave `result` for x's reduction op: the next one is fast."""
+    if _tape._recording or type(x) is not Tensor or x._data is None or \
+            type(result) is not Tensor:
+        return
+    a = x._data
+    known = EAGER.get((op, x._dtype, a.shape, (("axis", type(axis), axis),
+                                                ("keep_dims", bool, keepdims))))
+    if known is None or not known[2]:
+        return
+    if len(_REDUCED) >= _FAST_LIMIT:
+        _REDUCED.clear()
+    pure = known[3] is _PURE
+    _REDUCED[(op, axis, keepdims, x._dtype, a.shape)] = \
+        (known[1], pure, result._dtype if pure else None)
+
+
 def _install_reductions(cls):
     tl_sum, tl_mean, tl_max, tl_min = cls.sum, cls.mean, cls.max, cls.min
 
     def sum(self, axis=None, dtype=None, keepdims=False, initial=None, out=None):
         if dtype is None and initial is None and out is None and (
                 axis is None or type(axis) is int) and (keepdims is True or keepdims is False):
-            # cached1("ReduceSum", self, (axis, keepdims)), inline (self: a Tensor, as the
-            # operators' self)
+            # self: a Tensor, as the operators' self
             if not _tape._recording and (a := self._data) is not None:
-                known = _FAST.get(("ReduceSum", (axis, keepdims), self._dtype, a.shape))
-                if known is not None:
-                    if known[3] is _PURE:         # run1(known, a), inline
+                hit = _REDUCED.get(("ReduceSum", axis, keepdims, self._dtype, a.shape))
+                if hit is not None:
+                    kernel, pure, d = hit
+                    if pure:
                         try:
-                            out = _RUN_IGNORING(known[1], a)
+                            out = _RUN_IGNORING(kernel, a)
                         except RuntimeError:      # the context is taken
-                            return run1(known, a)
-                        r = _new(Tensor)          # _wrap(out), inline
-                        r._data = out if type(out) is np.ndarray else (out := np.asarray(out))
-                        r._dtype = _BY_NUMPY.get(out.dtype) or _from_numpy(out.dtype)
-                        r._spec_shape = None
-                        return r
-                    return run1(known, a)
+                            out = guarded(kernel, a)
+                    else:
+                        out = guarded(kernel, a)
+                    r = _new(Tensor)
+                    r._data = out if type(out) is np.ndarray else (out := np.asarray(out))
+                    r._dtype = d or _BY_NUMPY.get(out.dtype) or _from_numpy(out.dtype)
+                    r._spec_shape = None
+                    return r
             r = tl_sum(self, axis, None, keepdims)
-            remember("ReduceSum", (self,), (axis, keepdims), {"axis": axis, "keep_dims": keepdims})
+            _remember_reduction("ReduceSum", self, axis, keepdims, r)
             return r
         return tl_sum(self, axis, dtype, keepdims, initial, out)
 
@@ -485,23 +520,24 @@ def _install_reductions(cls):
             if initial is None and where is None and not return_indices and out is None \
                     and (axis is None or type(axis) is int) and \
                     (keepdims is True or keepdims is False):
-                if not _tape._recording and (a := self._data) is not None:    # cached1
-                    known = _FAST.get((op, (axis, keepdims), self._dtype, a.shape))
-                    if known is not None:
-                        if known[3] is _PURE:     # run1(known, a), inline
+                if not _tape._recording and (a := self._data) is not None:    # as sum's
+                    hit = _REDUCED.get((op, axis, keepdims, self._dtype, a.shape))
+                    if hit is not None:
+                        kernel, pure, d = hit
+                        if pure:
                             try:
-                                out = _RUN_IGNORING(known[1], a)
+                                out = _RUN_IGNORING(kernel, a)
                             except RuntimeError:  # the context is taken
-                                return run1(known, a)
-                            r = _new(Tensor)      # _wrap(out), inline
-                            r._data = out if type(out) is np.ndarray else \
-                                (out := np.asarray(out))
-                            r._dtype = _BY_NUMPY.get(out.dtype) or _from_numpy(out.dtype)
-                            r._spec_shape = None
-                            return r
-                        return run1(known, a)
+                                out = guarded(kernel, a)
+                        else:
+                            out = guarded(kernel, a)
+                        r = _new(Tensor)
+                        r._data = out if type(out) is np.ndarray else (out := np.asarray(out))
+                        r._dtype = d or _BY_NUMPY.get(out.dtype) or _from_numpy(out.dtype)
+                        r._spec_shape = None
+                        return r
                 r = general(self, axis, keepdims)
-                remember(op, (self,), (axis, keepdims), {"axis": axis, "keep_dims": keepdims})
+                _remember_reduction(op, self, axis, keepdims, r)
                 return r
             return general(self, axis, keepdims, initial=initial, where=where,
                            return_indices=return_indices, out=out)

@@ -132,3 +132,38 @@ def test_under_a_gradient_tape_the_operators_record():
     x < x, x * x                                 # noqa: B018  (the tables hold these)
     g = ms.grad(lambda v: v * v * (v < 3.0))(x)
     assert g.asnumpy() == 4.0
+
+
+@pytest.mark.parametrize("shape", [(3,), (2, 3), (0, 2), (4, 1, 2)])
+@pytest.mark.parametrize("dtypes", [(np.float32,) * 3, (np.int32, np.float32), (np.float16,),
+                                    (np.bool_, np.int8)])
+def test_stack_along_the_first_axis_is_np_stack(shape, dtypes):
+    rng = np.random.default_rng(0)
+    arrays = [(rng.standard_normal(shape) * 9).astype(d) for d in dtypes]
+    for axis in (0, -len(shape) - 1, 1):
+        got = _dispatch._apply_slow("Stack", tuple(ms.Tensor(a) for a in arrays),
+                                    {"axis": axis})
+        want = np.stack(arrays, axis).astype(got.dtype.np)   # promoted as numpy, then cast
+        assert got.shape == want.shape
+        assert got.asnumpy().tobytes() == want.tobytes()
+        assert ops_stack_twice(arrays, axis) == (got.dtype, got.shape, want.tobytes())
+
+
+def ops_stack_twice(arrays, axis):
+    from graphjit import ops
+    ts = [ms.Tensor(a) for a in arrays]
+    r = [ops.stack(ts, axis) for _ in range(2)]           # the second from the table
+    assert r[0].asnumpy().tobytes() == r[1].asnumpy().tobytes()
+    return r[1].dtype, r[1].shape, r[1].asnumpy().tobytes()
+
+
+def test_a_redefined_op_clears_the_reductions_table():
+    from graphjit.common import eager_fast
+    from graphjit.ir import registry
+    x = ms.Tensor(np.arange(3, dtype=np.float32))
+    x.sum(), x.sum(), x.max(0)                  # noqa: B018
+    assert ("ReduceSum", None, False, ms.float32, (3,)) in eager_fast._REDUCED
+    for cb in registry.ON_REPLACE:
+        cb("ReduceSum")
+    assert not eager_fast._REDUCED
+    assert x.sum().asnumpy() == 3 and x.sum().dtype == ms.float32
