@@ -68,18 +68,18 @@ def _weak_dtype(ty, strong: DType) -> DType:
 
 # (Python number type, tensor dtype) -> the number's dtype, for every dtype
 _WEAK = {(ty, d): _weak_dtype(ty, d) for ty in _NUMBERS for d in dt.BY_NUMPY.values()}
-# (number, dtype) -> a read-only 0-d array of it (not 0.0 or NaN: -0.0 == 0.0 and
-# NaN != NaN as keys); cleared when full
+# (number, its type, dtype) -> a read-only 0-d array of it (not the float 0.0 or NaN:
+# -0.0 == 0.0 and NaN != NaN as keys; the int 0 is kept); cleared when full
 _SCALARS: dict = {}
 
 
 def scalar_array(o, d: DType) -> np.ndarray:
     """np.asarray(o, d.np), from a small cache of read-only arrays."""
-    key = (o, d)
+    key = (o, type(o), d)
     a = _SCALARS.get(key)
     if a is None:
         a = guarded(np.asarray, o, d.np)     # past a float dtype's range: inf, silently
-        if o and o == o:
+        if type(o) is not float or (o and o == o):
             if len(_SCALARS) > 512:
                 _SCALARS.clear()
             a.flags.writeable = False
@@ -280,7 +280,7 @@ def remember(op, inputs, extra, attrs, many=False) -> None:
 # -- the Tensor's methods ----------------------------------------------------------------------
 # (op, number, its type, the tensor's dtype and shape[, True if the number comes first])
 # -> (EAGER entry, the number as an array): one look-up for `x * 0.5`; numbers that
-# scalar_array does not keep (0, -0.0, NaN) are not kept here either
+# scalar_array does not keep (the float zeros, NaN) are not kept here either
 _WITH_NUMBER: dict = {}
 _registry.ON_REPLACE.append(lambda name: _WITH_NUMBER.clear())
 
@@ -298,7 +298,7 @@ def _with_number(op, dtype, shape, o, to, reflected):
         b = scalar_array(o, d)
     except OverflowError:
         return None, None
-    if o and o == o:
+    if to is not float or (o and o == o):
         if len(_WITH_NUMBER) >= _FAST_LIMIT:
             _WITH_NUMBER.clear()
         _WITH_NUMBER[(op, o, to, dtype, shape, True) if reflected else

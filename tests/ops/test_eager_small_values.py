@@ -167,3 +167,14 @@ def test_a_redefined_op_clears_the_reductions_table():
         cb("ReduceSum")
     assert not eager_fast._REDUCED
     assert x.sum().asnumpy() == 3 and x.sum().dtype == ms.float32
+
+
+def test_zeros_of_each_type_are_told_apart_in_the_number_tables():
+    x = ms.Tensor(np.array([1.0, -2.0], np.float32))
+    for _ in range(2):
+        for number in (0, -0.0, 0.0, False, float("nan"), 0, -0.0):
+            for fn, op in ((operator.mul, "Mul"), (operator.add, "Add")):
+                want = _outcome(lambda: _dispatch.binary(op, x, number))
+                assert _outcome(lambda: fn(x, number)) == want, (number, op)
+                assert _outcome(lambda: fn(number, x)) == \
+                    _outcome(lambda: _dispatch.binary(op, number, x)), (number, op)
