@@ -384,6 +384,16 @@ def _reflected_method(op: str):
                             r._dtype = known[4]
                             r._spec_shape = None
                             return r
+                    if known[3] is _UFUNC:        # run2(known, a, b), inline
+                        try:
+                            out = _RUN_IGNORING(known[1], a, b, out=...)
+                        except RuntimeError:      # the context is taken: set the state
+                            out = guarded(known[1], a, b, out=...)
+                        r = _new(Tensor)
+                        r._data = out
+                        r._dtype = known[4]
+                        r._spec_shape = None
+                        return r
                     return run2(known, a, b)
         return BINARY(op, o, self)
     method.__name__ = f"__r{op.lower()}__"
