@@ -283,6 +283,14 @@ def remember(op, inputs, extra, attrs, many=False) -> None:
 # scalar_array does not keep (the float zeros, NaN) are not kept here either
 _WITH_NUMBER: dict = {}
 _registry.ON_REPLACE.append(lambda name: _WITH_NUMBER.clear())
+# (op, dtype, dtype) -> the EAGER entry of a binary op whose kernel is a ufunc (modes
+# UFUNC and QUIET: the same kernel, mode and result dtype whatever the shapes), for two
+# Tensors that are not both 0-d (those take their SMALL tables): numpy broadcasts as the
+# op's inference does (ir.defs.common.broadcast_shapes), and shapes that do not
+# broadcast take the general path, which says so. _WITH_NUMBER likewise keys such an
+# entry over a tensor that is not 0-d with the shape None.
+_ANY_SHAPE: dict = {}
+_registry.ON_REPLACE.append(lambda name: _ANY_SHAPE.clear())
 
 
 def _with_number(op, dtype, shape, o, to, reflected):
@@ -301,6 +309,8 @@ def _with_number(op, dtype, shape, o, to, reflected):
     if to is not float or (o and o == o):
         if len(_WITH_NUMBER) >= _FAST_LIMIT:
             _WITH_NUMBER.clear()
+        if shape and (known[3] is _UFUNC or known[3] is _QUIET):
+            shape = None            # a ufunc over a tensor that is not 0-d: any such shape
         _WITH_NUMBER[(op, o, to, dtype, shape, True) if reflected else
                      (op, o, to, dtype, shape)] = (known, b)
     return known, b
@@ -317,16 +327,38 @@ def _binary_method(op: str):
             to = type(o)
             if to is Tensor:
                 a, b = self._data, o._data
-                try:
-                    known = EAGER.get((op, self._dtype, a.shape, o._dtype, b.shape))
-                except AttributeError:            # a Tensor without data
+                if a is None or b is None:        # a Tensor without data
                     return BINARY(op, self, o)
-            elif to in _NUMBERS and (a := self._data) is not None:
-                hit = _WITH_NUMBER.get((op, o, to, self._dtype, a.shape))
-                if hit is None:
-                    known, b = _with_number(op, self._dtype, a.shape, o, to, False)
+                if not (a.ndim or b.ndim):        # two 0-d tensors
+                    known = EAGER.get((op, self._dtype, (), o._dtype, ()))
                 else:
-                    known, b = hit
+                    known = _ANY_SHAPE.get((op, self._dtype, o._dtype))
+                    if known is not None:         # a ufunc: numpy broadcasts as inference
+                        try:
+                            try:
+                                out = known[1](a, b, out=...) if known[3] is _QUIET else \
+                                    _RUN_IGNORING(known[1], a, b, out=...)
+                            except RuntimeError:  # the context is taken: set the state
+                                out = guarded(known[1], a, b, out=...)
+                        except ValueError:        # shapes that do not broadcast: the
+                            return BINARY(op, self, o)      # general path says so
+                        r = _new(Tensor)
+                        r._data = out
+                        r._dtype = known[4]
+                        r._spec_shape = None
+                        return r
+                    known = EAGER.get((op, self._dtype, a.shape, o._dtype, b.shape))
+                    if known is not None and (known[3] is _UFUNC or known[3] is _QUIET):
+                        if len(_ANY_SHAPE) >= _FAST_LIMIT:
+                            _ANY_SHAPE.clear()
+                        _ANY_SHAPE[(op, self._dtype, o._dtype)] = known
+            elif to in _NUMBERS and (a := self._data) is not None:
+                hit = _WITH_NUMBER.get((op, o, to, self._dtype, None)) if a.ndim else None
+                if hit is None:
+                    hit = _WITH_NUMBER.get((op, o, to, self._dtype, a.shape))
+                    if hit is None:
+                        hit = _with_number(op, self._dtype, a.shape, o, to, False)
+                known, b = hit
             else:
                 return BINARY(op, self, o)
             if known is not None:
@@ -369,9 +401,12 @@ def _reflected_method(op: str):
         if to in _NUMBERS and not _tape._recording:       # self: a Tensor, as above
             b = self._data
             if b is not None:
-                hit = _WITH_NUMBER.get((op, o, to, self._dtype, b.shape, True))
+                hit = _WITH_NUMBER.get((op, o, to, self._dtype, None, True)) if b.ndim \
+                    else None
                 if hit is None:
-                    hit = _with_number(op, self._dtype, b.shape, o, to, True)
+                    hit = _WITH_NUMBER.get((op, o, to, self._dtype, b.shape, True))
+                    if hit is None:
+                        hit = _with_number(op, self._dtype, b.shape, o, to, True)
                 known, a = hit
                 if known is not None and known[2]:
                     small = known[5]

@@ -178,3 +178,29 @@ def test_zeros_of_each_type_are_told_apart_in_the_number_tables():
                 assert _outcome(lambda: fn(x, number)) == want, (number, op)
                 assert _outcome(lambda: fn(number, x)) == \
                     _outcome(lambda: _dispatch.binary(op, number, x)), (number, op)
+
+
+SHAPES = [(), (1,), (3,), (4,), (2, 3), (3, 1), (1, 4), (0,), (2, 0), (2, 1, 3)]
+
+
+@SETTINGS
+@given(d=st.sampled_from(DTYPES), d2=st.sampled_from([None, np.float32, np.int64]),
+       shapes=st.lists(st.tuples(st.sampled_from(SHAPES), st.sampled_from(SHAPES)),
+                       min_size=2, max_size=5),
+       fn_op=st.sampled_from(OPERATORS + [(operator.pow, "Pow")]))
+def test_any_shape_entries_give_the_general_outcome_for_every_shape(d, d2, shapes, fn_op):
+    """A ufunc's entry serves the dtypes whatever the shapes: shapes seen first or not,
+    broadcasting or not (the general path's error), and numbers beside each."""
+    fn, op = fn_op
+    rng = np.random.default_rng(len(shapes))
+    for sa, sb in shapes:
+        x = ms.Tensor((rng.standard_normal(sa) * 5).astype(d))
+        y = ms.Tensor((rng.standard_normal(sb) * 5).astype(d2 or d))
+        want = _outcome(lambda: _dispatch._apply_slow(op, (x, y), {}))
+        for _ in range(2):                      # the second call from the tables
+            assert _outcome(lambda: fn(x, y)) == want, (sa, sb)
+        for number in (2, 0.5):
+            assert _outcome(lambda: fn(x, number)) == \
+                _outcome(lambda: _dispatch.binary(op, x, number)), (sa, number)
+            assert _outcome(lambda: fn(number, y)) == \
+                _outcome(lambda: _dispatch.binary(op, number, y)), (sb, number)
