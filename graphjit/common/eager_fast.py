@@ -211,12 +211,12 @@ def take_one(x, idx, axis):
     if type(x) is Tensor and type(idx) is Tensor and not _tape._recording:
         a, i = x._data, idx._data
         if a is not None and i is not None and not i.ndim and idx._dtype.kind in "iu":
-            shape = a.shape
-            if -len(shape) <= axis < len(shape):
-                n = shape[axis]
+            nd = a.ndim
+            if -nd <= axis < nd:
+                n = len(a) if axis == 0 else a.shape[axis]
                 k = i.item()
                 if -n <= k < n:
-                    out = a[k].copy() if axis == 0 and len(shape) > 1 else a.take(k, axis)
+                    out = a[k].copy() if axis == 0 and nd > 1 else a.take(k, axis)
                     r = _new(Tensor)
                     r._data = out if type(out) is np.ndarray else np.asarray(out)
                     r._dtype = x._dtype
@@ -464,9 +464,8 @@ def install(cls) -> None:
         small integer or bool value: the shared array of kernel_modes.small_table);
         else x[key]."""
         if type(key) is int and type(self) is Tensor and not _tape._recording and \
-                (a := self._data) is not None and (shape := a.shape) and \
-                -shape[0] <= key < shape[0]:
-            if len(shape) == 1:                   # an element
+                (a := self._data) is not None and (nd := a.ndim) and -len(a) <= key < len(a):
+            if nd == 1:                           # an element
                 small = _ELEMENTS.get(self._dtype, False)
                 if small is not None:
                     if small is False:
