@@ -4,12 +4,15 @@ the kernel cached for it at once, with nothing generic in between.
 ops._dispatch.apply works out an op's kernel once per signature (op, input dtypes and
 shapes, attributes) and keeps it in its table (installed here as EAGER). The Tensor
 operators (+ - * / // % ** < <= > >=), x[i] with an int i, the reductions x.sum(),
-x.max(), x.min() and x.mean(), and the functions that call `cached` below look that
-kernel up by what they were given and run it; anything else (a graph value, a
+x.max(), x.min() and x.mean() (common.eager_reductions), and the functions that call
+`cached` below look that kernel up by what they were given and run it (0-d integer
+arithmetic and 0-d comparisons may take a shared result from a SMALL table instead:
+common.kernel_modes); anything else (a graph value, a
 Parameter, a recording gradient tape, a signature not seen yet, an argument of another
 kind) takes the general path, which gives the same values, dtypes and errors, and
 after which `remember` makes the next call fast. tests/ops/test_eager_fast.py holds
-each fast path against the general one.
+each fast path against the general one (tests/ops/test_eager_small_values.py the
+tables of small values and the ufunc entries that serve every shape).
 """
 from __future__ import annotations
 
@@ -487,111 +490,6 @@ def install(cls) -> None:
             return r
         return general_getitem(self, key)
     cls.__getitem__ = __getitem__
-    _install_reductions(cls)
-
-
-def _plain(axis, keep) -> bool:
-    """Whether a reduction's arguments are the ones the table serves: axis None or an
-    int, keep a bool (then apply's attributes are axis=axis, keep_dims=keep)."""
-    return (axis is None or type(axis) is int) and (keep is True or keep is False)
-
-
-# (op, axis, keepdims, dtype, shape) -> (kernel, whether it is pure, the result's DType
-# or None): the reductions x.sum(), x.max() and x.min() an eager Tensor has run (the
-# result's dtype as the general path gave it: a kernel's dtype follows its input dtypes)
-_REDUCED: dict = {}
-_registry.ON_REPLACE.append(lambda name: _REDUCED.clear())
-
-
-def _remember_reduction(op, x, axis, keepdims, result) -> None:
-    """After the general path gave `result` for x's reduction op: the next one is fast."""
-    if _tape._recording or type(x) is not Tensor or x._data is None or \
-            type(result) is not Tensor:
-        return
-    a = x._data
-    known = EAGER.get((op, x._dtype, a.shape, (("axis", type(axis), axis),
-                                                ("keep_dims", bool, keepdims))))
-    if known is None or not known[2]:
-        return
-    if len(_REDUCED) >= _FAST_LIMIT:
-        _REDUCED.clear()
-    pure = known[3] is _PURE
-    _REDUCED[(op, axis, keepdims, x._dtype, a.shape)] = \
-        (known[1], pure, result._dtype if pure else None)
-
-
-def _install_reductions(cls):
-    tl_sum, tl_mean, tl_max, tl_min = cls.sum, cls.mean, cls.max, cls.min
-
-    def sum(self, axis=None, dtype=None, keepdims=False, initial=None, out=None):
-        if dtype is None and initial is None and out is None and (
-                axis is None or type(axis) is int) and (keepdims is True or keepdims is False):
-            # self: a Tensor, as the operators' self
-            if not _tape._recording and (a := self._data) is not None:
-                hit = _REDUCED.get(("ReduceSum", axis, keepdims, self._dtype, a.shape))
-                if hit is not None:
-                    kernel, pure, d = hit
-                    if pure:
-                        try:
-                            out = _RUN_IGNORING(kernel, a)
-                        except RuntimeError:      # the context is taken
-                            out = guarded(kernel, a)
-                    else:
-                        out = guarded(kernel, a)
-                    r = _new(Tensor)
-                    r._data = out if type(out) is np.ndarray else (out := np.asarray(out))
-                    r._dtype = d or _BY_NUMPY.get(out.dtype) or _from_numpy(out.dtype)
-                    r._spec_shape = None
-                    return r
-            r = tl_sum(self, axis, None, keepdims)
-            _remember_reduction("ReduceSum", self, axis, keepdims, r)
-            return r
-        return tl_sum(self, axis, dtype, keepdims, initial, out)
-
-    def mean(self, axis=None, keep_dims=False, dtype=None, out=None, keepdims=None):
-        keep = keep_dims if keepdims is None else keepdims
-        if dtype is None and out is None and _plain(axis, keep):
-            r = cached1("ReduceMean", self, (axis, keep))
-            if r is None:
-                r = tl_mean(self, axis, keep)
-                remember("ReduceMean", (self,), (axis, keep), {"axis": axis, "keep_dims": keep})
-            return r
-        return tl_mean(self, axis, keep_dims, dtype, out, keepdims)
-
-    def extreme(op, general):
-        def method(self, axis=None, keepdims=False, *, initial=None, where=None,
-                   return_indices=False, out=None):
-            if initial is None and where is None and not return_indices and out is None \
-                    and (axis is None or type(axis) is int) and \
-                    (keepdims is True or keepdims is False):
-                if not _tape._recording and (a := self._data) is not None:    # as sum's
-                    hit = _REDUCED.get((op, axis, keepdims, self._dtype, a.shape))
-                    if hit is not None:
-                        kernel, pure, d = hit
-                        if pure:
-                            try:
-                                out = _RUN_IGNORING(kernel, a)
-                            except RuntimeError:  # the context is taken
-                                out = guarded(kernel, a)
-                        else:
-                            out = guarded(kernel, a)
-                        r = _new(Tensor)
-                        r._data = out if type(out) is np.ndarray else (out := np.asarray(out))
-                        r._dtype = d or _BY_NUMPY.get(out.dtype) or _from_numpy(out.dtype)
-                        r._spec_shape = None
-                        return r
-                r = general(self, axis, keepdims)
-                _remember_reduction(op, self, axis, keepdims, r)
-                return r
-            return general(self, axis, keepdims, initial=initial, where=where,
-                           return_indices=return_indices, out=out)
-        return method
-
-    for fn, base in ((sum, tl_sum), (mean, tl_mean), (extreme("ReduceMax", tl_max), tl_max),
-                     (extreme("ReduceMin", tl_min), tl_min)):
-        fn.__doc__ = base.__doc__
-        fn.__name__ = base.__name__
-        setattr(cls, base.__name__, fn)
 
 
 def keep_general(cls) -> None:
