@@ -26,7 +26,8 @@ from ..common import eager_fast as _eager_fast
 from ..common.eager_fast import guarded, run1, run2
 from ..common.tensor import SymbolicTensor, Tensor, TensorLike, current_recorder
 
-__all__ = ["apply", "apply_unary", "apply_pair", "apply_update", "binary", "to_tensor",
+__all__ = ["apply", "apply_unary", "apply_pair", "unary_function", "pair_function",
+           "apply_update", "binary", "to_tensor",
            "is_weak", "weak_kind", "weak_dtype", "PY_SCALARS"]
 
 PY_SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
@@ -339,64 +340,89 @@ def binary(op: str, x, y):
     return apply(op, to_tensor(x), to_tensor(y))
 
 
-def apply_unary(op: str, x):
-    """apply(op, x) for an op without attributes: an eager Tensor whose signature apply
-    has seen runs the kernel apply found for it at once (no tape recording), anything
-    else takes apply()."""
-    if type(x) is Tensor and not _tape._recording:
-        a = x._data
-        if a is not None:
-            known = _EAGER.get((op, x._dtype, a.shape))
-            if known is not None and known[2]:
-                mode = known[3]                   # run1(known, a), inline
-                if mode is _UFUNC:
-                    try:
-                        out = RUN_IGNORING(known[1], a, out=...)
-                    except RuntimeError:          # the context is taken
+def unary_function(op: str):
+    """The function input -> apply(op, input) of an op without attributes (ops.tanh and
+    the like): an eager Tensor whose signature apply has seen runs the kernel apply
+    found for it at once (no tape recording), anything else takes apply()."""
+    def fn(input):
+        if type(input) is Tensor and not _tape._recording:
+            a = input._data
+            if a is not None:
+                known = _EAGER.get((op, input._dtype, a.shape))
+                if known is not None and known[2]:
+                    mode = known[3]               # run1(known, a), inline
+                    if mode is _UFUNC:
+                        try:
+                            out = RUN_IGNORING(known[1], a, out=...)
+                        except RuntimeError:      # the context is taken
+                            return run1(known, a)
+                    elif mode is _QUIET:
+                        out = known[1](a, out=...)
+                    else:
                         return run1(known, a)
-                elif mode is _QUIET:
-                    out = known[1](a, out=...)
-                else:
-                    return run1(known, a)
-                r = _new_tensor(Tensor)
-                r._data = out
-                r._dtype = known[4]
-                r._spec_shape = None
-                return r
-    return apply(op, to_tensor(x))
-
-
-def apply_pair(op: str, x, y):
-    """apply(op, x, y) for an op without attributes and two eager Tensors (no promotion
-    of Python numbers: ops.matmul and the like), as apply_unary."""
-    if type(x) is Tensor and type(y) is Tensor and not _tape._recording:
-        a, b = x._data, y._data
-        if a is not None and b is not None:
-            known = _EAGER.get((op, x._dtype, a.shape, y._dtype, b.shape))
-            if known is not None and known[2]:
-                mode = known[3]                   # run2(known, a, b), inline
-                if mode is _UFUNC:
-                    try:
-                        out = RUN_IGNORING(known[1], a, b, out=...)
-                    except RuntimeError:          # the context is taken
-                        return run2(known, a, b)
                     r = _new_tensor(Tensor)
                     r._data = out
                     r._dtype = known[4]
                     r._spec_shape = None
                     return r
-                if mode is _PURE:
-                    try:
-                        out = RUN_IGNORING(known[1], a, b)
-                    except RuntimeError:          # the context is taken
-                        return run2(known, a, b)
-                    r = _new_tensor(Tensor)       # Tensor._wrap, inline
-                    r._data = out if type(out) is np.ndarray else (out := np.asarray(out))
-                    r._dtype = _DTYPE_OF.get(out.dtype) or _from_numpy(out.dtype)
-                    r._spec_shape = None
-                    return r
-                return run2(known, a, b)
-    return apply(op, to_tensor(x), to_tensor(y))
+        return apply(op, to_tensor(input))
+    return fn
+
+
+def pair_function(op: str):
+    """The function (input, other) -> apply(op, input, other) of an op without
+    attributes and two eager Tensors (no promotion of Python numbers: ops.matmul), as
+    unary_function."""
+    def fn(input, other):
+        if type(input) is Tensor and type(other) is Tensor and not _tape._recording:
+            a, b = input._data, other._data
+            if a is not None and b is not None:
+                known = _EAGER.get((op, input._dtype, a.shape, other._dtype, b.shape))
+                if known is not None and known[2]:
+                    mode = known[3]               # run2(known, a, b), inline
+                    if mode is _UFUNC:
+                        try:
+                            out = RUN_IGNORING(known[1], a, b, out=...)
+                        except RuntimeError:      # the context is taken
+                            return run2(known, a, b)
+                        r = _new_tensor(Tensor)
+                        r._data = out
+                        r._dtype = known[4]
+                        r._spec_shape = None
+                        return r
+                    if mode is _PURE:
+                        try:
+                            out = RUN_IGNORING(known[1], a, b)
+                        except RuntimeError:      # the context is taken
+                            return run2(known, a, b)
+                        r = _new_tensor(Tensor)   # Tensor._wrap, inline
+                        r._data = out if type(out) is np.ndarray else (out := np.asarray(out))
+                        r._dtype = _DTYPE_OF.get(out.dtype) or _from_numpy(out.dtype)
+                        r._spec_shape = None
+                        return r
+                    return run2(known, a, b)
+        return apply(op, to_tensor(input), to_tensor(other))
+    return fn
+
+
+_UNARY_FUNCTIONS: dict = {}
+_PAIR_FUNCTIONS: dict = {}
+
+
+def apply_unary(op: str, x):
+    """unary_function(op)(x)."""
+    fn = _UNARY_FUNCTIONS.get(op)
+    if fn is None:
+        fn = _UNARY_FUNCTIONS[op] = unary_function(op)
+    return fn(x)
+
+
+def apply_pair(op: str, x, y):
+    """pair_function(op)(x, y)."""
+    fn = _PAIR_FUNCTIONS.get(op)
+    if fn is None:
+        fn = _PAIR_FUNCTIONS[op] = pair_function(op)
+    return fn(x, y)
 
 
 # -- the eager Tensor's fast paths take binary() and this table (common.eager_fast) -----
