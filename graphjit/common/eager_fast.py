@@ -356,11 +356,13 @@ def _binary_method(op: str):
                             _ANY_SHAPE.clear()
                         _ANY_SHAPE[(op, self._dtype, o._dtype)] = known
             elif to in _NUMBERS and (a := self._data) is not None:
-                hit = _WITH_NUMBER.get((op, o, to, self._dtype, None)) if a.ndim else None
-                if hit is None:
-                    hit = _WITH_NUMBER.get((op, o, to, self._dtype, a.shape))
-                    if hit is None:
-                        hit = _with_number(op, self._dtype, a.shape, o, to, False)
+                if a.ndim:
+                    hit = _WITH_NUMBER.get((op, o, to, self._dtype, None)) or \
+                        _WITH_NUMBER.get((op, o, to, self._dtype, a.shape)) or \
+                        _with_number(op, self._dtype, a.shape, o, to, False)
+                else:
+                    hit = _WITH_NUMBER.get((op, o, to, self._dtype, ())) or \
+                        _with_number(op, self._dtype, (), o, to, False)
                 known, b = hit
             else:
                 return BINARY(op, self, o)
@@ -404,12 +406,13 @@ def _reflected_method(op: str):
         if to in _NUMBERS and not _tape._recording:       # self: a Tensor, as above
             b = self._data
             if b is not None:
-                hit = _WITH_NUMBER.get((op, o, to, self._dtype, None, True)) if b.ndim \
-                    else None
-                if hit is None:
-                    hit = _WITH_NUMBER.get((op, o, to, self._dtype, b.shape, True))
-                    if hit is None:
-                        hit = _with_number(op, self._dtype, b.shape, o, to, True)
+                if b.ndim:
+                    hit = _WITH_NUMBER.get((op, o, to, self._dtype, None, True)) or \
+                        _WITH_NUMBER.get((op, o, to, self._dtype, b.shape, True)) or \
+                        _with_number(op, self._dtype, b.shape, o, to, True)
+                else:
+                    hit = _WITH_NUMBER.get((op, o, to, self._dtype, (), True)) or \
+                        _with_number(op, self._dtype, (), o, to, True)
                 known, a = hit
                 if known is not None and known[2]:
                     small = known[5]
