@@ -4,12 +4,15 @@ the kernel cached for it at once, with nothing generic in between.
 ops._dispatch.apply works out an op's kernel once per signature (op, input dtypes and
 shapes, attributes) and keeps it in its table (installed here as EAGER). The Tensor
 operators (+ - * / // % ** < <= > >=), x[i] with an int i, the reductions x.sum(),
-x.max(), x.min() and x.mean(), and the functions that call `cached` below look that
-kernel up by what they were given and run it; anything else (a graph value, a
+x.max(), x.min() and x.mean() (common.eager_reductions), and the functions that call
+`cached` below look that kernel up by what they were given and run it (0-d integer
+arithmetic and 0-d comparisons may take a shared result from a SMALL table instead:
+common.kernel_modes); anything else (a graph value, a
 Parameter, a recording gradient tape, a signature not seen yet, an argument of another
 kind) takes the general path, which gives the same values, dtypes and errors, and
 after which `remember` makes the next call fast. tests/ops/test_eager_fast.py holds
-each fast path against the general one.
+each fast path against the general one (tests/ops/test_eager_small_values.py the
+tables of small values and the ufunc entries that serve every shape).
 """
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ from ..ir.dtypes import DType
 from ..ir.fp_errors import FP_IGNORED as _FP_IGNORED, FP_STATE as _FP_STATE
 from ..ir.fp_errors import RUN_IGNORING as _RUN_IGNORING
 from ..ir.fp_errors import ignore_fp_errors as _ignore_fp, restore_fp_errors as _restore_fp
-from .kernel_modes import PURE as _PURE, QUIET as _QUIET, UFUNC as _UFUNC
+from .kernel_modes import PURE as _PURE, QUIET as _QUIET, UFUNC as _UFUNC, small_table
 
 __all__ = ["install", "keep_general", "run1", "run2", "runn", "guarded", "cached1", "cached2",
            "cached", "remember", "scalar_array", "take_one"]
@@ -41,6 +44,8 @@ EAGER: dict = {}
 Tensor = None                 # common.tensor.Tensor (install)
 
 _NUMBERS = (float, int, bool)
+# DType -> kernel_modes.small_table of it (None: not an integer or bool dtype), for x[i]
+_ELEMENTS: dict = {}
 _BY_NUMPY = dt.BY_NUMPY
 _from_numpy = dt.from_numpy
 _new = object.__new__
@@ -66,18 +71,18 @@ def _weak_dtype(ty, strong: DType) -> DType:
 
 # (Python number type, tensor dtype) -> the number's dtype, for every dtype
 _WEAK = {(ty, d): _weak_dtype(ty, d) for ty in _NUMBERS for d in dt.BY_NUMPY.values()}
-# (number, dtype) -> a read-only 0-d array of it (not 0.0 or NaN: -0.0 == 0.0 and
-# NaN != NaN as keys); cleared when full
+# (number, its type, dtype) -> a read-only 0-d array of it (not the float 0.0 or NaN:
+# -0.0 == 0.0 and NaN != NaN as keys; the int 0 is kept); cleared when full
 _SCALARS: dict = {}
 
 
 def scalar_array(o, d: DType) -> np.ndarray:
     """np.asarray(o, d.np), from a small cache of read-only arrays."""
-    key = (o, d)
+    key = (o, type(o), d)
     a = _SCALARS.get(key)
     if a is None:
-        a = np.asarray(o, d.np)
-        if o and o == o:
+        a = guarded(np.asarray, o, d.np)     # past a float dtype's range: inf, silently
+        if type(o) is not float or (o and o == o):
             if len(_SCALARS) > 512:
                 _SCALARS.clear()
             a.flags.writeable = False
@@ -202,32 +207,46 @@ def cached2(op, x, y, extra):
 
 def take_one(x, idx, axis):
     """The Gather op of eager Tensors for one integer index in range (a 0-d tensor):
-    x.take(index, axis), a copy, as Gather's kernel gives it; None in any other case (an
-    index array, out of range, a bool index, a scalar x, an axis out of range), which
-    the op then takes or refuses. (axis: an int.)"""
+    x.take(index, axis), a copy, as Gather's kernel gives it (a row along axis 0:
+    x[index].copy(), the same array); None in any other case (an index array, out of
+    range, a bool index, a scalar x, an axis out of range), which the op then takes or
+    refuses. (axis: an int.)"""
     if type(x) is Tensor and type(idx) is Tensor and not _tape._recording:
         a, i = x._data, idx._data
-        if a is not None and i is not None and i.ndim == 0 and idx._dtype.kind in "iu" \
-                and -a.ndim <= axis < a.ndim and -a.shape[axis] <= int(i) < a.shape[axis]:
-            out = a.take(i, axis)
-            r = _new(Tensor)
-            r._data = out if type(out) is np.ndarray else np.asarray(out)
-            r._dtype = x._dtype
-            r._spec_shape = None
-            return r
+        if a is not None and i is not None and not i.ndim and idx._dtype.kind in "iu":
+            nd = a.ndim
+            if -nd <= axis < nd:
+                n = len(a) if axis == 0 else a.shape[axis]
+                k = i.item()
+                if -n <= k < n:
+                    out = a[k].copy() if axis == 0 and nd > 1 else a.take(k, axis)
+                    r = _new(Tensor)
+                    r._data = out if type(out) is np.ndarray else np.asarray(out)
+                    r._dtype = x._dtype
+                    r._spec_shape = None
+                    return r
     return None
 
 
 def cached(op, inputs, extra):
-    """cached1 over any number of eager Tensors (a general kernel)."""
-    if _tape._recording:
+    """cached1 over one or more eager Tensors of one dtype and shape (a general kernel)."""
+    if _tape._recording or not inputs:
         return None
-    try:    # the type in the key: a Parameter (or a graph value) never matches a Tensor
-        key = (op, extra, *[(type(x), x._dtype, x._data.shape) for x in inputs])
-    except AttributeError:                 # not a Tensor, or a Tensor without data
+    try:
+        first = inputs[0]
+        d, shape = first._dtype, first._data.shape
+        arrays = []
+        for x in inputs:        # exactly Tensor: a Parameter (or a graph value) never matches
+            if type(x) is not Tensor or x._dtype is not d:
+                return None
+            a = x._data
+            if a.shape != shape:
+                return None
+            arrays.append(a)
+    except AttributeError:                     # not a Tensor, or a Tensor without data
         return None
-    known = _FAST.get(key)
-    return None if known is None else runn(known, [x._data for x in inputs])
+    known = _FAST.get((op, extra, len(arrays), d, shape))
+    return None if known is None else runn(known, arrays)
 
 
 def remember(op, inputs, extra, attrs, many=False) -> None:
@@ -248,9 +267,10 @@ def remember(op, inputs, extra, attrs, many=False) -> None:
         return
     if len(_FAST) >= _FAST_LIMIT:
         _FAST.clear()
-    if many:                               # cached's key, with the types (all Tensor)
-        _FAST[(op, extra, *[(Tensor, x._dtype, a.shape) for x, a in zip(inputs, arrays)])] = \
-            known
+    if many:                               # cached's key: one dtype and shape
+        kinds, shapes = {x._dtype for x in inputs}, {a.shape for a in arrays}
+        if len(kinds) == 1 and len(shapes) == 1:
+            _FAST[(op, extra, len(arrays), *kinds, *shapes)] = known
     elif len(inputs) == 1:                 # cached1's key
         _FAST[(op, extra, inputs[0]._dtype, arrays[0].shape)] = known
     elif len(inputs) == 2:                 # cached2's
@@ -263,9 +283,17 @@ def remember(op, inputs, extra, attrs, many=False) -> None:
 # -- the Tensor's methods ----------------------------------------------------------------------
 # (op, number, its type, the tensor's dtype and shape[, True if the number comes first])
 # -> (EAGER entry, the number as an array): one look-up for `x * 0.5`; numbers that
-# scalar_array does not keep (0, -0.0, NaN) are not kept here either
+# scalar_array does not keep (the float zeros, NaN) are not kept here either
 _WITH_NUMBER: dict = {}
 _registry.ON_REPLACE.append(lambda name: _WITH_NUMBER.clear())
+# (op, dtype, dtype) -> the EAGER entry of a binary op whose kernel is a ufunc (modes
+# UFUNC and QUIET: the same kernel, mode and result dtype whatever the shapes), for two
+# Tensors that are not both 0-d (those take their SMALL tables): numpy broadcasts as the
+# op's inference does (ir.defs.common.broadcast_shapes), and shapes that do not
+# broadcast take the general path, which says so. _WITH_NUMBER likewise keys such an
+# entry over a tensor that is not 0-d with the shape None.
+_ANY_SHAPE: dict = {}
+_registry.ON_REPLACE.append(lambda name: _ANY_SHAPE.clear())
 
 
 def _with_number(op, dtype, shape, o, to, reflected):
@@ -281,9 +309,11 @@ def _with_number(op, dtype, shape, o, to, reflected):
         b = scalar_array(o, d)
     except OverflowError:
         return None, None
-    if o and o == o:
+    if to is not float or (o and o == o):
         if len(_WITH_NUMBER) >= _FAST_LIMIT:
             _WITH_NUMBER.clear()
+        if shape and (known[3] is _UFUNC or known[3] is _QUIET):
+            shape = None            # a ufunc over a tensor that is not 0-d: any such shape
         _WITH_NUMBER[(op, o, to, dtype, shape, True) if reflected else
                      (op, o, to, dtype, shape)] = (known, b)
     return known, b
@@ -292,28 +322,61 @@ def _with_number(op, dtype, shape, o, to, reflected):
 def _binary_method(op: str):
     """The operator method of an eager Tensor for binary op `op`: when no gradient
     tape records and apply has seen the signature (two Tensors with data, or a Tensor
-    and a Python number), the kernel apply found for it runs at once; otherwise ops'
-    binary() (promotion, graph values, the tape)."""
+    and a Python number), the kernel apply found for it runs at once (or its SMALL
+    table gives the result: common.kernel_modes); otherwise ops' binary() (promotion,
+    graph values, the tape)."""
     def method(self, o):             # self: a Tensor (Parameter keeps TensorLike's method)
         if not _tape._recording:
             to = type(o)
             if to is Tensor:
-                try:
-                    a, b = self._data, o._data
-                    known = EAGER.get((op, self._dtype, a.shape, o._dtype, b.shape))
-                except AttributeError:            # a Tensor without data
+                a, b = self._data, o._data
+                if a is None or b is None:        # a Tensor without data
                     return BINARY(op, self, o)
-            elif to in _NUMBERS and (a := self._data) is not None:
-                hit = _WITH_NUMBER.get((op, o, to, self._dtype, a.shape))
-                if hit is None:
-                    known, b = _with_number(op, self._dtype, a.shape, o, to, False)
-                    if known is None:
-                        return BINARY(op, self, o)
+                if not (a.ndim or b.ndim):        # two 0-d tensors
+                    known = EAGER.get((op, self._dtype, (), o._dtype, ()))
                 else:
-                    known, b = hit
+                    known = _ANY_SHAPE.get((op, self._dtype, o._dtype))
+                    if known is not None:         # a ufunc: numpy broadcasts as inference
+                        try:
+                            try:
+                                out = known[1](a, b, out=...) if known[3] is _QUIET else \
+                                    _RUN_IGNORING(known[1], a, b, out=...)
+                            except RuntimeError:  # the context is taken: set the state
+                                out = guarded(known[1], a, b, out=...)
+                        except ValueError:        # shapes that do not broadcast: the
+                            return BINARY(op, self, o)      # general path says so
+                        r = _new(Tensor)
+                        r._data = out
+                        r._dtype = known[4]
+                        r._spec_shape = None
+                        return r
+                    known = EAGER.get((op, self._dtype, a.shape, o._dtype, b.shape))
+                    if known is not None and (known[3] is _UFUNC or known[3] is _QUIET):
+                        if len(_ANY_SHAPE) >= _FAST_LIMIT:
+                            _ANY_SHAPE.clear()
+                        _ANY_SHAPE[(op, self._dtype, o._dtype)] = known
+            elif to in _NUMBERS and (a := self._data) is not None:
+                if a.ndim:
+                    hit = _WITH_NUMBER.get((op, o, to, self._dtype, None)) or \
+                        _WITH_NUMBER.get((op, o, to, self._dtype, a.shape)) or \
+                        _with_number(op, self._dtype, a.shape, o, to, False)
+                else:
+                    hit = _WITH_NUMBER.get((op, o, to, self._dtype, ())) or \
+                        _with_number(op, self._dtype, (), o, to, False)
+                known, b = hit
             else:
-                known = None
+                return BINARY(op, self, o)
             if known is not None:
+                small = known[5]
+                if small is not None:             # 0-d inputs: their Python values
+                    pyop, results, lo, hi = small
+                    out = pyop(a.item(), b.item())
+                    if lo <= out < hi:
+                        r = _new(Tensor)
+                        r._data = results[out - lo]
+                        r._dtype = known[4]
+                        r._spec_shape = None
+                        return r
                 mode = known[3]                   # run2(known, a, b), inline
                 if mode is _QUIET:
                     out = known[1](a, b, out=...)
@@ -343,11 +406,35 @@ def _reflected_method(op: str):
         if to in _NUMBERS and not _tape._recording:       # self: a Tensor, as above
             b = self._data
             if b is not None:
-                hit = _WITH_NUMBER.get((op, o, to, self._dtype, b.shape, True))
-                if hit is None:
-                    hit = _with_number(op, self._dtype, b.shape, o, to, True)
+                if b.ndim:
+                    hit = _WITH_NUMBER.get((op, o, to, self._dtype, None, True)) or \
+                        _WITH_NUMBER.get((op, o, to, self._dtype, b.shape, True)) or \
+                        _with_number(op, self._dtype, b.shape, o, to, True)
+                else:
+                    hit = _WITH_NUMBER.get((op, o, to, self._dtype, (), True)) or \
+                        _with_number(op, self._dtype, (), o, to, True)
                 known, a = hit
                 if known is not None and known[2]:
+                    small = known[5]
+                    if small is not None:         # 0-d inputs: their Python values
+                        pyop, results, lo, hi = small
+                        out = pyop(a.item(), b.item())
+                        if lo <= out < hi:
+                            r = _new(Tensor)
+                            r._data = results[out - lo]
+                            r._dtype = known[4]
+                            r._spec_shape = None
+                            return r
+                    if known[3] is _UFUNC:        # run2(known, a, b), inline
+                        try:
+                            out = _RUN_IGNORING(known[1], a, b, out=...)
+                        except RuntimeError:      # the context is taken: set the state
+                            out = guarded(known[1], a, b, out=...)
+                        r = _new(Tensor)
+                        r._data = out
+                        r._dtype = known[4]
+                        r._spec_shape = None
+                        return r
                     return run2(known, a, b)
         return BINARY(op, o, self)
     method.__name__ = f"__r{op.lower()}__"
@@ -379,76 +466,33 @@ def install(cls) -> None:
     general_getitem = cls.__getitem__
 
     def __getitem__(self, key):
-        """x[i] for an int i in range: a[i], as the Index op's kernel; else x[key]."""
-        if type(key) is int and type(self) is Tensor and not _tape._recording:
-            a = self._data
-            if a is not None and a.ndim and -a.shape[0] <= key < a.shape[0]:
-                out = a[key]                      # a row (a view), or an element
-                r = _new(Tensor)
-                r._data = out if type(out) is np.ndarray else np.asarray(out)
-                r._dtype = self._dtype
-                r._spec_shape = None
-                return r
+        """x[i] for an int i in range: a[i], as the Index op's kernel (an element of a
+        small integer or bool value: the shared array of kernel_modes.small_table);
+        else x[key]."""
+        if type(key) is int and type(self) is Tensor and not _tape._recording and \
+                (a := self._data) is not None and (nd := a.ndim) and -len(a) <= key < len(a):
+            if nd == 1:                           # an element
+                small = _ELEMENTS.get(self._dtype, False)
+                if small is not None:
+                    if small is False:
+                        small = _ELEMENTS[self._dtype] = small_table(a.dtype)
+                    if small is not None:
+                        results, lo, hi = small
+                        v = a.item(key)
+                        if lo <= v < hi:
+                            r = _new(Tensor)
+                            r._data = results[v - lo]
+                            r._dtype = self._dtype
+                            r._spec_shape = None
+                            return r
+            out = a[key]                          # a row (a view), or an element
+            r = _new(Tensor)
+            r._data = out if type(out) is np.ndarray else np.asarray(out)
+            r._dtype = self._dtype
+            r._spec_shape = None
+            return r
         return general_getitem(self, key)
     cls.__getitem__ = __getitem__
-    _install_reductions(cls)
-
-
-def _plain(axis, keep) -> bool:
-    """Whether a reduction's arguments are the ones the table serves: axis None or an
-    int, keep a bool (then apply's attributes are axis=axis, keep_dims=keep)."""
-    return (axis is None or type(axis) is int) and (keep is True or keep is False)
-
-
-def _install_reductions(cls):
-    tl_sum, tl_mean, tl_max, tl_min = cls.sum, cls.mean, cls.max, cls.min
-
-    def sum(self, axis=None, dtype=None, keepdims=False, initial=None, out=None):
-        if dtype is None and initial is None and out is None and (
-                axis is None or type(axis) is int) and (keepdims is True or keepdims is False):
-            # cached1("ReduceSum", self, (axis, keepdims)), inline (self: a Tensor, as the
-            # operators' self)
-            if not _tape._recording and (a := self._data) is not None:
-                known = _FAST.get(("ReduceSum", (axis, keepdims), self._dtype, a.shape))
-                if known is not None:
-                    return run1(known, a)
-            r = tl_sum(self, axis, None, keepdims)
-            remember("ReduceSum", (self,), (axis, keepdims), {"axis": axis, "keep_dims": keepdims})
-            return r
-        return tl_sum(self, axis, dtype, keepdims, initial, out)
-
-    def mean(self, axis=None, keep_dims=False, dtype=None, out=None, keepdims=None):
-        keep = keep_dims if keepdims is None else keepdims
-        if dtype is None and out is None and _plain(axis, keep):
-            r = cached1("ReduceMean", self, (axis, keep))
-            if r is None:
-                r = tl_mean(self, axis, keep)
-                remember("ReduceMean", (self,), (axis, keep), {"axis": axis, "keep_dims": keep})
-            return r
-        return tl_mean(self, axis, keep_dims, dtype, out, keepdims)
-
-    def extreme(op, general):
-        def method(self, axis=None, keepdims=False, *, initial=None, where=None,
-                   return_indices=False, out=None):
-            if initial is None and where is None and not return_indices and out is None \
-                    and (axis is None or type(axis) is int) and \
-                    (keepdims is True or keepdims is False):
-                if not _tape._recording and (a := self._data) is not None:    # cached1
-                    known = _FAST.get((op, (axis, keepdims), self._dtype, a.shape))
-                    if known is not None:
-                        return run1(known, a)
-                r = general(self, axis, keepdims)
-                remember(op, (self,), (axis, keepdims), {"axis": axis, "keep_dims": keepdims})
-                return r
-            return general(self, axis, keepdims, initial=initial, where=where,
-                           return_indices=return_indices, out=out)
-        return method
-
-    for fn, base in ((sum, tl_sum), (mean, tl_mean), (extreme("ReduceMax", tl_max), tl_max),
-                     (extreme("ReduceMin", tl_min), tl_min)):
-        fn.__doc__ = base.__doc__
-        fn.__name__ = base.__name__
-        setattr(cls, base.__name__, fn)
 
 
 def keep_general(cls) -> None:

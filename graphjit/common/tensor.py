@@ -18,6 +18,7 @@ from ..ir import dtypes as dt
 from ..ir.dtypes import DType
 from ..ir.types import TensorType, format_shape
 from . import eager_fast as _eager_fast
+from . import eager_reductions as _eager_reductions
 
 __all__ = ["Tensor", "TensorSpec", "SymbolicTensor", "TensorLike", "Recorder",
            "current_recorder"]
@@ -514,6 +515,7 @@ class Tensor(TensorLike):
 
 
 _eager_fast.install(Tensor)
+_eager_reductions.install(Tensor)
 
 
 def _spec_shape(shape):

@@ -14,7 +14,7 @@ from ..common.tensor import Tensor, TensorLike
 from ..ir import dtypes as dt
 from ..ir.errors import GraphJitError
 from ..tracebacks import chain_around as _chain_around, user_facing as _user_facing
-from .._input_checks import _check_of as _layer_check
+from .._input_checks import _check_of as _layer_check, _BY_TYPE as _CHECK_OF
 
 __all__ = ["Cell", "is_registered"]
 
@@ -148,17 +148,24 @@ class Cell:
         raise NotImplementedError(f"{type(self).__name__} must define construct(self, ...)")
 
     def __call__(self, *args, **kwargs):
-        if type(self)._force_jit or _context["mode"] == GRAPH_MODE:
+        cls = type(self)
+        if cls._force_jit or _context["mode"] == GRAPH_MODE:
             try:
                 return _compiler.call_cell(self, args, kwargs)
             except Exception as e:   # raised from here: the one graphjit frame users see
                 raise _user_facing(e)
-        check = _layer_check(type(self))
+        check = _CHECK_OF.get(cls, _layer_check)    # _layer_check(cls), from its table
+        if check is _layer_check:
+            check = _layer_check(cls)
+        d = self.__dict__
+        if check is None and not d.get("requires_grad") and \
+                d.get("_mixed_precision") is None:          # a user's Cell, eagerly
+            return self.construct(*args, **kwargs)
         if check is not None:       # a built-in layer: its input, in its own words
             check(self, args, kwargs)
-        if self.__dict__.get("_mixed_precision") is not None:
+        if d.get("_mixed_precision") is not None:
             return self._run_mixed_precision(args, kwargs)
-        if self.__dict__.get("requires_grad") and _tape.current() is None:
+        if d.get("requires_grad") and _tape.current() is None:
             return _record_forward(self, args, kwargs)
         if check is not None:
             try:

@@ -20,13 +20,14 @@ from ..ir.registry import get_op
 from ..ir.types import STATE, ref_type
 from ..common.kernel_modes import GENERAL as _GENERAL, PURE as _PURE, QUIET as _QUIET
 from ..common.kernel_modes import PURE_OPS, UFUNC as _UFUNC
-from ..common.kernel_modes import kernel_mode
+from ..common.kernel_modes import kernel_mode, small_results
 from ..common.parameter import Parameter
 from ..common import eager_fast as _eager_fast
 from ..common.eager_fast import guarded, run1, run2
 from ..common.tensor import SymbolicTensor, Tensor, TensorLike, current_recorder
 
-__all__ = ["apply", "apply_unary", "apply_pair", "apply_update", "binary", "to_tensor",
+__all__ = ["apply", "apply_unary", "apply_pair", "unary_function", "pair_function",
+           "apply_update", "binary", "to_tensor",
            "is_weak", "weak_kind", "weak_dtype", "PY_SCALARS"]
 
 PY_SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
@@ -41,7 +42,8 @@ _DEFAULT_OF_KIND = {"b": dt.bool_, "i": dt.int64, "u": dt.int64, "f": dt.float32
 # are worked out at every call. The table is cleared when it grows past _EAGER_LIMIT
 # (programs whose shapes change at every step) and when an op is redefined.
 # An entry is (normalized attrs, kernel, one output?, how the kernel is called: a mode
-# of common.kernel_modes, the result's DType for the modes that know it).
+# of common.kernel_modes, the result's DType for the modes that know it, its SMALL table
+# or None: kernel_modes.small_results, which the Tensor's operators take).
 _EAGER: dict = {}
 _EAGER_LIMIT = 4096
 _registry.ON_REPLACE.append(lambda name: _EAGER.clear())
@@ -63,7 +65,8 @@ def _entry(op, arrays, attrs):
         else (_GENERAL, None)
     if mode is _GENERAL and one and RUN_IGNORING is not None and opdef in _PURE_DEFS:
         mode = _PURE
-    known = (nattrs, kernel, one, mode, out_dtype)
+    known = (nattrs, kernel, one, mode, out_dtype,
+             small_results(kernel, in_types, out_dtype) if mode is not _GENERAL else None)
     return known, not opdef.infer_takes_consts and opdef.effects is None
 
 
@@ -278,10 +281,13 @@ def to_tensor(x, dtype: DType = None):
     if isinstance(x, PY_SCALARS):
         if dtype is None:
             dtype = _DEFAULT_OF_KIND[weak_kind(x)]
-        try:
+        token = ignore_fp_errors()      # a number past a float dtype's range: inf, silently
+        try:                            # (as the tables' cached arrays of it give it)
             return Tensor._wrap(np.asarray(x, dtype=dtype.np))
         except OverflowError:   # an int outside the dtype's range wraps around, as C does
             return Tensor._wrap(np.asarray(x).astype(dtype.np))
+        finally:
+            restore_fp_errors(token)
     if x is None:
         raise TypeError("None is not a tensor; an operator got None where a tensor was "
                         "expected")
@@ -334,29 +340,89 @@ def binary(op: str, x, y):
     return apply(op, to_tensor(x), to_tensor(y))
 
 
+def unary_function(op: str):
+    """The function input -> apply(op, input) of an op without attributes (ops.tanh and
+    the like): an eager Tensor whose signature apply has seen runs the kernel apply
+    found for it at once (no tape recording), anything else takes apply()."""
+    def fn(input):
+        if type(input) is Tensor and not _tape._recording:
+            a = input._data
+            if a is not None:
+                known = _EAGER.get((op, input._dtype, a.shape))
+                if known is not None and known[2]:
+                    mode = known[3]               # run1(known, a), inline
+                    if mode is _UFUNC:
+                        try:
+                            out = RUN_IGNORING(known[1], a, out=...)
+                        except RuntimeError:      # the context is taken
+                            return run1(known, a)
+                    elif mode is _QUIET:
+                        out = known[1](a, out=...)
+                    else:
+                        return run1(known, a)
+                    r = _new_tensor(Tensor)
+                    r._data = out
+                    r._dtype = known[4]
+                    r._spec_shape = None
+                    return r
+        return apply(op, to_tensor(input))
+    return fn
+
+
+def pair_function(op: str):
+    """The function (input, other) -> apply(op, input, other) of an op without
+    attributes and two eager Tensors (no promotion of Python numbers: ops.matmul), as
+    unary_function."""
+    def fn(input, other):
+        if type(input) is Tensor and type(other) is Tensor and not _tape._recording:
+            a, b = input._data, other._data
+            if a is not None and b is not None:
+                known = _EAGER.get((op, input._dtype, a.shape, other._dtype, b.shape))
+                if known is not None and known[2]:
+                    mode = known[3]               # run2(known, a, b), inline
+                    if mode is _UFUNC:
+                        try:
+                            out = RUN_IGNORING(known[1], a, b, out=...)
+                        except RuntimeError:      # the context is taken
+                            return run2(known, a, b)
+                        r = _new_tensor(Tensor)
+                        r._data = out
+                        r._dtype = known[4]
+                        r._spec_shape = None
+                        return r
+                    if mode is _PURE:
+                        try:
+                            out = RUN_IGNORING(known[1], a, b)
+                        except RuntimeError:      # the context is taken
+                            return run2(known, a, b)
+                        r = _new_tensor(Tensor)   # Tensor._wrap, inline
+                        r._data = out if type(out) is np.ndarray else (out := np.asarray(out))
+                        r._dtype = _DTYPE_OF.get(out.dtype) or _from_numpy(out.dtype)
+                        r._spec_shape = None
+                        return r
+                    return run2(known, a, b)
+        return apply(op, to_tensor(input), to_tensor(other))
+    return fn
+
+
+_UNARY_FUNCTIONS: dict = {}
+_PAIR_FUNCTIONS: dict = {}
+
+
 def apply_unary(op: str, x):
-    """apply(op, x) for an op without attributes: an eager Tensor whose signature apply
-    has seen runs the kernel apply found for it at once (no tape recording), anything
-    else takes apply()."""
-    if type(x) is Tensor and not _tape._recording:
-        a = x._data
-        if a is not None:
-            known = _EAGER.get((op, x._dtype, a.shape))
-            if known is not None and known[2]:
-                return run1(known, a)
-    return apply(op, to_tensor(x))
+    """unary_function(op)(x)."""
+    fn = _UNARY_FUNCTIONS.get(op)
+    if fn is None:
+        fn = _UNARY_FUNCTIONS[op] = unary_function(op)
+    return fn(x)
 
 
 def apply_pair(op: str, x, y):
-    """apply(op, x, y) for an op without attributes and two eager Tensors (no promotion
-    of Python numbers: ops.matmul and the like), as apply_unary."""
-    if type(x) is Tensor and type(y) is Tensor and not _tape._recording:
-        a, b = x._data, y._data
-        if a is not None and b is not None:
-            known = _EAGER.get((op, x._dtype, a.shape, y._dtype, b.shape))
-            if known is not None and known[2]:
-                return run2(known, a, b)
-    return apply(op, to_tensor(x), to_tensor(y))
+    """pair_function(op)(x, y)."""
+    fn = _PAIR_FUNCTIONS.get(op)
+    if fn is None:
+        fn = _PAIR_FUNCTIONS[op] = pair_function(op)
+    return fn(x, y)
 
 
 # -- the eager Tensor's fast paths take binary() and this table (common.eager_fast) -----

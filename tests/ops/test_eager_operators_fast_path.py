@@ -82,7 +82,7 @@ def test_cached_numbers_are_read_only_and_keep_negative_zero():
     assert np.signbit((x * -0.0).asnumpy()).all() and not np.signbit((x * 0.0).asnumpy()).all()
     assert np.signbit((x * -0.0).asnumpy()).all()
     x * 0.25                                     # noqa: B018
-    cached = eager_fast._SCALARS[(0.25, ms.float32)]
+    cached = eager_fast._SCALARS[(0.25, float, ms.float32)]
     assert not cached.flags.writeable
 
 

@@ -249,6 +249,17 @@ def _stack_infer(ts, attrs):
 
 def _stack_factory(in_types, out_types, attrs):
     axis, odt = attrs["axis"], out_types[0].dtype.np
+    shape = out_types[0].shape
+    if shape is not None and len(shape) >= 2 and axis in (0, -len(shape)):
+        # along the first axis: the inputs' elements one after another, which is what
+        # one concatenate gives (the same array as np.stack's, without its Python work
+        # per input: a third of its time for 32 rows)
+        def stack0(*xs):
+            c = np.concatenate(xs)
+            return c.reshape((len(xs), c.shape[0] // len(xs)) + c.shape[1:])
+        if all(t.dtype.np == odt for t in in_types):
+            return stack0
+        return lambda *xs: stack0(*xs).astype(odt, copy=False)
     return lambda *xs: np.stack(xs, axis=axis).astype(odt, copy=False)
 
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from .array_func import (_axis, _dim_size, _float, cast, concat, expand_dims, getitem, reshape,
                          size, transpose, where)
-from .._dispatch import apply, apply_pair, apply_unary, binary
+from .._dispatch import apply, binary, pair_function, unary_function
 from .._utils import _axis_of, _const, _int_tuple, _known_shape, _rank, _t
 from ...ir import dtypes as dt
 from ...common.tensor import TensorLike
@@ -226,8 +226,8 @@ def minimum(input, other):
 
 
 def _unary(op):
-    def fn(input):
-        return apply_unary(op, input)      # apply(op, _t(input)), the cached kernel at once
+    fn = unary_function(op)                # apply(op, _t(input)), the cached kernel at once
+    fn.__module__ = __name__
     fn.__name__ = fn.__qualname__ = op.lower()
     fn.__doc__ = f"The {op} operator, elementwise."
     return fn
@@ -593,9 +593,10 @@ def cdist(x1, x2, p=2.0):
     return pow(sum(pow(abs(d), float(p)), -1), 1.0 / p)
 
 
-def matmul(input, other):
-    """Matrix product with numpy's batching and 1-D rules."""
-    return apply_pair("MatMul", input, other)      # apply("MatMul", _t(input), _t(other))
+matmul = pair_function("MatMul")       # apply("MatMul", _t(input), _t(other)), the cached
+matmul.__name__ = matmul.__qualname__ = "matmul"                   # kernel at once
+matmul.__doc__ = "Matrix product with numpy's batching and 1-D rules."
+matmul.__module__ = __name__
 
 
 def bmm(input_x, mat2):
