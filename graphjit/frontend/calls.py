@@ -210,6 +210,19 @@ def _isinstance(b, args, kwargs, node):
     return isinstance(x, cls)
 
 
+def _type(b, args, kwargs, node):
+    """type(x): a tensor's value is a Tensor while the graph runs, a growing list a list."""
+    if len(args) == 1 and not kwargs:
+        x = args[0]
+        if isinstance(x, GraphTensor):      # a weak one is a Python number's value
+            if not x.weak:
+                return Tensor
+            return bool if x.dtype.is_bool else float if x.dtype.is_floating else int
+        if isinstance(x, DynamicList):
+            return list
+    return type(*args, **kwargs)
+
+
 def _to_scalar(kind):
     def conv(b, args, kwargs, node):
         if args:
@@ -341,8 +354,19 @@ def _text(conversion):
 
 
 def _map(b, args, kwargs, node):
+    """map(f, *seqs) applied while the graph is built, as MindSpore's graph mode does: a
+    tuple when every sequence is a tuple, else a list (eager Python gives an iterator)."""
+    if len(args) < 2 or kwargs:
+        raise TypeError("The Map operator must have at least two arguments: "
+                        "map(function, iterable, ...)")
     f, *its = args
-    return [call(b, f, list(xs), {}, node) for xs in zip(*[list(i) for i in its])]
+    for i in its:
+        if not hasattr(i, "__iter__"):
+            raise TypeError(f"Map can only be applied to list, tuple, dict, str or Tensor, "
+                            f"but got {type(i).__name__} ('{type(i).__name__}' object is "
+                            f"not iterable)")
+    out = [call(b, f, list(xs), {}, node) for xs in zip(*[list(i) for i in its])]
+    return tuple(out) if all(type(i) is tuple for i in its) else out
 
 
 def _super(b, args, kwargs, node):
@@ -385,7 +409,8 @@ def _round(b, args, kwargs, node):
 
 BUILTINS = {
     builtins.range: _range, builtins.enumerate: _enumerate, builtins.zip: _zip,
-    builtins.len: _len, builtins.isinstance: _isinstance, builtins.int: _to_scalar("int"),
+    builtins.len: _len, builtins.isinstance: _isinstance, builtins.type: _type,
+    builtins.int: _to_scalar("int"),
     builtins.float: _to_scalar("float"), builtins.bool: _to_scalar("bool"),
     builtins.max: _minmax("max"), builtins.min: _minmax("min"), builtins.print: _print,
     builtins.map: _map, builtins.super: _super, builtins.sum: _sum, builtins.abs: _abs,
