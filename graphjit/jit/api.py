@@ -172,6 +172,9 @@ def jit_class(cls):
     """Mark a plain class whose instances construct may create and use."""
     if not isinstance(cls, type):
         raise TypeError("@jit_class decorates a class")
+    if issubclass(cls, Cell):
+        raise TypeError(f"@jit_class (ms_class) is for plain classes, but '{cls.__name__}' is "
+                        f"an nn.Cell: a Cell is compiled as it is, drop the decorator")
     cls._graphjit_jit_class = True
     return cls
 

@@ -85,3 +85,44 @@ def test_map_over_tuples_gives_a_tuple():
     out, scaled = Net()(Tensor([1.0]))
     assert out == (7, 8, 9, 10)
     assert isinstance(scaled, list) and [s.asnumpy()[0] for s in scaled] == [1.0, 2.0]
+
+
+def test_mindspore_common_has_mutable():
+    # tests/st/fallback/test_graph_fallback_return_list.py: `from mindspore.common import mutable`
+    from graphjit.common import mutable as common_mutable
+
+    @jit
+    def foo(x):
+        return [x, x + 1, x + 2, 1]
+
+    assert common_mutable is mutable
+    assert foo(common_mutable(1)) == [1, 2, 3, 1]
+
+
+def test_bool_of_a_many_element_tensor_says_which_shapes_convert(mode):
+    # tests/st/fallback/test_graph_fallback_and_or.py: test_and_multi_int_tensor (constant
+    # tensors: eager Tensor.__bool__ while the graph is built) and _2 (graph values)
+    @jit
+    def constants():
+        x = Tensor([0, 1])
+        y = Tensor([1, 2])
+        return x and y
+
+    @jit
+    def arguments(x, y):
+        return x and y
+
+    for call in (constants, lambda: arguments(Tensor([0, 1]), Tensor([1, 2]))):
+        with pytest.raises(ValueError, match="can be converted to bool, but got tensor shape"):
+            call()
+    with pytest.raises(ValueError, match=r"Only tensor which shape is \(\) or \(1,\)"):
+        bool(Tensor([[1, 2]]))
+
+
+def test_ms_class_refuses_a_cell():
+    # tests/st/fallback/test_graph_fallback_class.py: test_fallback_raise_error_decorate_cell
+    with pytest.raises(TypeError, match="nn.Cell"):
+        @ms.ms_class
+        class Net(nn.Cell):
+            def construct(self, x):
+                return x
