@@ -126,3 +126,28 @@ def test_ms_class_refuses_a_cell():
         class Net(nn.Cell):
             def construct(self, x):
                 return x
+
+
+def _is_cases(x):
+    # `is` between numbers (MindSpore's tests write literals: `int(x) is 3`); CPython
+    # caches -5..256 and True/False are singletons
+    three, two, big, three_f, true, one = 3, 2, 1000, 3.0, True, 1
+    n = int(x)
+    a = 0
+    i = 0
+    while i < x:
+        i = i + 1
+        a = a + 1
+    f = float(x)
+    flag = bool(x > 1)
+    return (n is three, n is two, n is not three, a is three, a is not two, n is big,
+            n is three_f, f is three_f, n is true, flag is true, flag is one, a is n,
+            a is not n, n is None)
+
+
+@pytest.mark.parametrize("value", [3, 1000, 1, -7])
+def test_is_between_python_numbers_made_from_tensors(value):
+    # tests/st/fallback/test_graph_fallback_runtime_is_isnot.py: `int(x) is 3` and a while
+    # counter `a is 3` were always False in graph mode (True in eager Python, as MindSpore)
+    x = Tensor([value])
+    assert jit(_is_cases)(x) == _is_cases(x)
