@@ -531,6 +531,9 @@ def call(b, func, args, kwargs, node):
     if callable(func) and not _is_internal(type(func)) and (
             _is_graph_arg(args) or _is_graph_arg(kwargs)):
         call_method = getattr(type(func), "__call__", None)
+        target = getattr(type(call_method), "_graphjit_target", None)
+        if target is not None:          # an @jit __call__: built inline as @jit functions are
+            call_method = target(call_method)[0]
         if isinstance(call_method, types.FunctionType) and not _is_internal(call_method):
             return b.build_call(call_method, args, kwargs, self_obj=func)
     return func(*args, **kwargs)

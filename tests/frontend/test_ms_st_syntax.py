@@ -151,3 +151,30 @@ def test_is_between_python_numbers_made_from_tensors(value):
     # counter `a is 3` were always False in graph mode (True in eager Python, as MindSpore)
     x = Tensor([value])
     assert jit(_is_cases)(x) == _is_cases(x)
+
+
+class _JitCallObject:
+    def __init__(self):
+        self.value = 10
+
+    @jit
+    def __call__(self, x):
+        return self.value * x
+
+
+def test_object_with_a_jit_call_method_inside_construct(mode):
+    # tests/st/fallback/test_graph_fallback_runtime_custom_class.py:
+    # test_resolve_cust_ms_function_call_class (graph mode raised an internal-sounding
+    # "called on graph values outside the builder"; MindSpore refuses nesting, eager mode
+    # runs it: built inline as any @jit function called from construct)
+    class UNet(nn.Cell):
+        def __init__(self, net):
+            super().__init__()
+            self.net = net
+
+        def construct(self, x):
+            out = self.net(x)
+            return out + out
+
+    out = UNet(_JitCallObject())(Tensor(np.array([10, 10], np.float32)))
+    assert out.dtype == ms.float32 and out.asnumpy().tolist() == [200.0, 200.0]
