@@ -180,6 +180,13 @@ class ExpressionBuilder:
             raise UnsupportedSyntaxError(
                 "a slice whose bounds are tensor values", hint="use Python ints for slice "
                                                                "bounds, or ops.gather")
+        if isinstance(key, slice) and isinstance(obj, (list, tuple, str)):
+            try:
+                return obj[key]
+            except TypeError as e:     # MindSpore's sentence, then Python's
+                raise TypeError(f"Slice indices must be integers or bool. ({e})") from None
+            except ValueError as e:
+                raise ValueError(f"Slice step cannot be zero. ({e})") from None
         return obj[key]
 
     def visit_Subscript(self, node):

@@ -178,3 +178,44 @@ def test_object_with_a_jit_call_method_inside_construct(mode):
 
     out = UNet(_JitCallObject())(Tensor(np.array([10, 10], np.float32)))
     assert out.dtype == ms.float32 and out.asnumpy().tolist() == [200.0, 200.0]
+
+
+def test_hypermap_mismatch_messages():
+    # tests/st/syntax/simple_expression/test_hypermap.py: MindSpore's sentences
+    from graphjit.ops import composite as C
+    from graphjit.ops import operations as P
+    hyper_map = C.HyperMap()
+    add = P.Add()
+
+    @jit
+    def main_noleaf(x, y):
+        return hyper_map(add, x, y)
+
+    t = Tensor(np.array([[1.2, 2.1], [2.2, 3.2]], np.float32))
+    cases = [(((t, 1), [t, 2]), "the types of arguments in HyperMap must be consistent"),
+             (((t, 1), (t, 2, 2)), "The length of tuples in HyperMap must be the same"),
+             (([t], [t, t]), "The lists in HyperMap should have the same length"),
+             (([t], (t, t)), "the types of arguments in HyperMap must be consistent")]
+    for args, message in cases:
+        with pytest.raises(TypeError, match=message):
+            main_noleaf(*args)
+
+
+def test_sequence_slice_errors_say_mindspores_sentence():
+    # tests/st/syntax/simple_expression/test_hypermap.py: test_tuple_slice_* (a str bound,
+    # a zero step)
+    class Net(nn.Cell):
+        def __init__(self, which):
+            super().__init__()
+            self.which = which
+
+        def construct(self, t):
+            if self.which == 0:
+                return t[1:"str"]
+            return t[0:2:0]
+
+    data = (Tensor([1]), Tensor([2]), Tensor([3]))
+    with pytest.raises(TypeError, match="Slice indices must be integers or bool."):
+        Net(0)(data)
+    with pytest.raises(ValueError, match="Slice step cannot be zero."):
+        Net(1)(data)
