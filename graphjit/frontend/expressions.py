@@ -192,7 +192,10 @@ class ExpressionBuilder:
     def visit_Subscript(self, node):
         obj = self.eval(node.value)
         key = self.eval(node.slice)
-        return self.getitem(obj, key)
+        out = self.getitem(obj, key)
+        if id(obj) in self.c.external:     # an item of a list from outside is from outside
+            self.c.note_external(out)
+        return out
 
     def visit_Slice(self, node):
         return slice(None if node.lower is None else self.eval(node.lower),

@@ -66,7 +66,7 @@ def build_program(fn, self_obj, args, kwargs, tensors, arg_names, name, *, max_u
         gkwargs = {k: _to_graph(v, k, tmap, graph) for k, v in kwargs.items()}
         out = build_function(compiler, fn, gargs, gkwargs, self_obj=self_obj)
         results: list = []
-        template = _template(out, results, ctx, compiler.return_loc)
+        template = _template(out, results, ctx, compiler.return_loc, compiler.external)
         if ctx.token_param is not None:
             results.append(ctx.token)     # the last token: every update stays in the graph
         graph.set_results(results)

@@ -63,7 +63,7 @@ class Compiler:
         self.attr_writes: List[tuple] = []      # (weakref to object, attribute, value)
 
     def note_external(self, value):
-        if type(value) in (list, dict, set) or isinstance(value, Tensor):
+        if type(value) in (list, dict, set, tuple) or isinstance(value, Tensor):
             self.external[id(value)] = value
         return value
 

@@ -7,7 +7,7 @@ from ..ir.errors import UnsupportedSyntaxError
 from .strings import RuntimeString, encode
 from .values import DynamicList, GraphContext, GraphTensor, LocalFunction, Switch
 
-__all__ = ["Out", "TextOut"]
+__all__ = ["Out", "TextOut", "Same"]
 
 
 class Out:
@@ -31,7 +31,19 @@ class TextOut:
         self.tree, self.first, self.dtypes = tree, first, tuple(dtypes)
 
 
-def _template(x, results: list, ctx: GraphContext, loc=None):
+class Same:
+    """A list or dict from outside the function (a global, a closure's, an attribute's),
+    returned as it is: each call returns that very object, as eager Python does."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj):
+        self.obj = obj
+
+
+def _template(x, results: list, ctx: GraphContext, loc=None, external=None):
+    if external and type(x) in (list, dict) and id(x) in external:
+        return Same(x)      # the program cannot change it (changing it is refused)
     if isinstance(x, GraphTensor):
         results.append(ctx.lift(x.value))
         return Out(len(results) - 1, x.weak, x.dtype.kind)
@@ -56,11 +68,11 @@ def _template(x, results: list, ctx: GraphContext, loc=None):
                            ctx.value_of(v))
         return TextOut(tree, first, [v.dtype for v in inputs])
     if isinstance(x, tuple):
-        return tuple(_template(v, results, ctx, loc) for v in x)
+        return tuple(_template(v, results, ctx, loc, external) for v in x)
     if isinstance(x, list):
-        return [_template(v, results, ctx, loc) for v in x]
+        return [_template(v, results, ctx, loc, external) for v in x]
     if isinstance(x, dict):
-        return {k: _template(v, results, ctx, loc) for k, v in x.items()}
+        return {k: _template(v, results, ctx, loc, external) for k, v in x.items()}
     return x
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from ..backend.executor import compile_graph
 from ..context import _context, get_context
 from ..frontend.program import Out, build_program
-from ..frontend.templates import TextOut
+from ..frontend.templates import Same, TextOut
 from .bindings import StateBinding
 from .entry import MISS, make_call
 from ..ir.dtypes import as_dtype
@@ -342,6 +342,8 @@ def _fill(t, outs):
         if t.weak:
             return _PY[t.kind](np.asarray(a).reshape(-1)[0])
         return Tensor._wrap(np.asarray(a))
+    if isinstance(t, Same):
+        return t.obj
     if isinstance(t, tuple):
         return tuple(_fill(v, outs) for v in t)
     if isinstance(t, list):

@@ -219,3 +219,30 @@ def test_sequence_slice_errors_say_mindspores_sentence():
         Net(0)(data)
     with pytest.raises(ValueError, match="Slice step cannot be zero."):
         Net(1)(data)
+
+
+_GLOBAL_LIST = [1, 2, 3, (4, [3, 4]), {"a": [5]}]
+
+
+def test_a_list_from_outside_is_returned_itself(mode):
+    # tests/st/fallback/test_graph_fallback_runtime_list_inplace.py: test_global_list_* and
+    # test_return_local_list_3 (graph mode returned copies; eager Python, and MindSpore,
+    # return the object itself). A list made inside is a new one at every call.
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.cfg = {"k": [1, 2]}
+
+        def construct(self, x):
+            local = [1, 2]
+            return (_GLOBAL_LIST, _GLOBAL_LIST[3][1], _GLOBAL_LIST[4]["a"], self.cfg,
+                    [x, _GLOBAL_LIST], local)
+
+    net = Net()
+    for _ in range(2):      # the second call takes the compiled entry's fast path
+        out = net(Tensor([1]))
+        assert out[0] is _GLOBAL_LIST and out[1] is _GLOBAL_LIST[3][1]
+        assert out[2] is _GLOBAL_LIST[4]["a"] and out[3] is net.cfg
+        assert out[4][1] is _GLOBAL_LIST and out[4][0].asnumpy().tolist() == [1]
+        out[5].append(3)
+    assert net(Tensor([1]))[5] == [1, 2]
