@@ -246,3 +246,19 @@ def test_a_list_from_outside_is_returned_itself(mode):
         assert out[4][1] is _GLOBAL_LIST and out[4][0].asnumpy().tolist() == [1]
         out[5].append(3)
     assert net(Tensor([1]))[5] == [1, 2]
+
+
+def test_tensor_minus_none_names_the_operator(mode):
+    # tests/st/fallback/test_graph_fallback_runtime_meta_fg.py:
+    # test_fallback_meta_fg_not_support_type_aug_assign
+    class Net(nn.Cell):
+        def construct(self, x):
+            y = None
+            x -= y
+            return x
+
+    with pytest.raises(TypeError, match="For 'Sub', the 2th input var can not be implicitly "
+                                        "converted"):
+        Net()(Tensor(1))
+    with pytest.raises(TypeError, match="For 'Add', the 1th input var"):
+        None + Tensor(1)
