@@ -287,6 +287,17 @@ class FunctionBuilder(ExpressionBuilder):
         cannot change inside a compiled function: the change would happen once, while
         the graph is built, instead of at every call. `expr` is the AST of the object
         (to name it)."""
+        if id(obj) in self.c.passed_in:
+            kind = type(obj).__name__
+            name = ast.unparse(expr) if expr is not None else ""
+            raise UnsupportedSyntaxError(
+                f"changing {('`' + name + '`, ') if name else ''}a {kind} passed in by the "
+                f"caller, inside a compiled function (eager Python would change the "
+                f"caller's {kind}; the graph works on a copy of it)",
+                loc=self.loc(node), names=(name,) if name else (),
+                hint=f"build a new local {kind} (e.g. {name or 'it'} = "
+                     f"{'list' if kind == 'list' else 'dict'}({name or 'it'})) and return it, "
+                     f"or run this in PYNATIVE_MODE")
         if id(obj) in self.c.external:
             kind = "tensor" if isinstance(obj, Tensor) else type(obj).__name__
             name = ast.unparse(expr) if expr is not None else ""

@@ -64,6 +64,8 @@ def build_program(fn, self_obj, args, kwargs, tensors, arg_names, name, *, max_u
         gargs = [_to_graph(a, arg_names[i] if i < len(arg_names) else f"args[{i}]", tmap, graph)
                  for i, a in enumerate(args)]
         gkwargs = {k: _to_graph(v, k, tmap, graph) for k, v in kwargs.items()}
+        for a in [*gargs, *gkwargs.values()]:
+            compiler.note_passed_in(a)
         out = build_function(compiler, fn, gargs, gkwargs, self_obj=self_obj)
         results: list = []
         template = _template(out, results, ctx, compiler.return_loc, compiler.external)

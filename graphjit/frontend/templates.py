@@ -32,7 +32,7 @@ class TextOut:
 
 
 class Same:
-    """A list or dict from outside the function (a global, a closure's, an attribute's),
+    """A list, dict or tuple from outside the function (a global, a closure's, an attribute's),
     returned as it is: each call returns that very object, as eager Python does."""
 
     __slots__ = ("obj",)
@@ -41,8 +41,19 @@ class Same:
         self.obj = obj
 
 
+def _plain(x) -> bool:
+    """x holds no graph value (at any depth): it means the same at every call."""
+    if isinstance(x, (GraphTensor, DynamicList, RuntimeString, LocalFunction, Switch)):
+        return False
+    if type(x) in (list, tuple):
+        return all(_plain(v) for v in x)
+    if type(x) is dict:
+        return all(_plain(v) for v in x.values())
+    return True
+
+
 def _template(x, results: list, ctx: GraphContext, loc=None, external=None):
-    if external and type(x) in (list, dict) and id(x) in external:
+    if external and type(x) in (list, dict, tuple) and id(x) in external and _plain(x):
         return Same(x)      # the program cannot change it (changing it is refused)
     if isinstance(x, GraphTensor):
         results.append(ctx.lift(x.value))

@@ -262,3 +262,37 @@ def test_tensor_minus_none_names_the_operator(mode):
         Net()(Tensor(1))
     with pytest.raises(TypeError, match="For 'Add', the 1th input var"):
         None + Tensor(1)
+
+
+def test_changing_a_callers_dict_or_list_is_refused():
+    # tests/st/fallback/test_graph_fallback_runtime_dict_inplace.py:
+    # test_dict_inplace_setitem_2 (graph mode changed a copy: the caller's dict stayed
+    # {"a": 1}, while eager Python changes it)
+    @jit
+    def set_item(dict_input):
+        dict_input["a"] = 3
+
+    @jit
+    def append(xs, t):
+        xs[1].append(t)
+        return t
+
+    x = {"a": 1, "b": 2}
+    with pytest.raises(ms.UnsupportedSyntaxError, match="a dict passed in by the caller"):
+        set_item(x)
+    assert x == {"a": 1, "b": 2}
+    with pytest.raises(ms.UnsupportedSyntaxError, match="a list passed in by the caller"):
+        append((1, [2]), Tensor([1]))
+
+
+_GLOBAL_DICT = {"1": ([np.array([1, 2, 3])], "test"), "shape": (2, 3)}
+
+
+def test_a_tuple_from_outside_is_returned_itself_unless_it_holds_graph_values():
+    @jit
+    def f(x):
+        return _GLOBAL_DICT["1"], _GLOBAL_DICT["shape"], x.shape
+
+    out = f(Tensor(np.ones((2, 3), np.float32)))
+    assert out[0] is _GLOBAL_DICT["1"] and out[1] is _GLOBAL_DICT["shape"]
+    assert out[2] == (2, 3)
