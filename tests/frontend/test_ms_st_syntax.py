@@ -296,3 +296,26 @@ def test_a_tuple_from_outside_is_returned_itself_unless_it_holds_graph_values():
     out = f(Tensor(np.ones((2, 3), np.float32)))
     assert out[0] is _GLOBAL_DICT["1"] and out[1] is _GLOBAL_DICT["shape"]
     assert out[2] == (2, 3)
+
+
+class _ListHolder:
+    def __init__(self):
+        self.x = [Tensor(1), Tensor(2), Tensor(3), Tensor(4)]
+
+
+_LIST_OBJ = _ListHolder()
+
+
+def test_ops_addn(mode):
+    # tests/st/fallback/test_graph_fallback_backend.py: ops.addn was missing
+    from graphjit import ops
+
+    class Net(nn.Cell):
+        def construct(self, y):
+            a = _LIST_OBJ.x
+            return ops.addn(a) + a[0], ops.addn((y, y, y))
+
+    total, triple = Net()(Tensor([1.0, 2.0]))
+    assert total.asnumpy() == 11 and triple.asnumpy().tolist() == [3.0, 6.0]
+    with pytest.raises(TypeError, match="For 'AddN', the input must be a tuple or list"):
+        ops.addn(Tensor(1))
