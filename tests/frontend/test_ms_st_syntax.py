@@ -319,3 +319,19 @@ def test_ops_addn(mode):
     assert total.asnumpy() == 11 and triple.asnumpy().tolist() == [3.0, 6.0]
     with pytest.raises(TypeError, match="For 'AddN', the input must be a tuple or list"):
         ops.addn(Tensor(1))
+
+
+def test_fillv2(mode):
+    # tests/st/fallback/test_graph_fallback_runtime.py: test_dynamic_shape_tensor (ops.FillV2
+    # was missing)
+    from graphjit import ops
+
+    class CreateTensor(nn.Cell):
+        def construct(self, x):
+            shape_tensor = Tensor(ops.shape(x), ms.int32)
+            return ops.FillV2()(shape_tensor, Tensor(1, ms.int32)) + ops.FillV2()((2,), x[0])
+
+    out = CreateTensor()(Tensor([2, 5], ms.int32))
+    assert out.dtype == ms.int32 and out.asnumpy().tolist() == [3, 3]
+    with pytest.raises(ValueError, match="For 'FillV2', the value must hold one element"):
+        ops.FillV2()((2,), Tensor([1, 2]))
