@@ -288,12 +288,18 @@ class FunctionBuilder(ExpressionBuilder):
         the graph is built, instead of at every call. `expr` is the AST of the object
         (to name it)."""
         if id(obj) in self.c.passed_in:
+            if active().parent is None and not self.c.grad_depth:
+                # changed on every path: the caller's object gets the final contents
+                # after each run, as eager Python changes it (program.py)
+                self.c.arg_writes[id(obj)] = obj
+                return
             kind = type(obj).__name__
             name = ast.unparse(expr) if expr is not None else ""
             raise UnsupportedSyntaxError(
                 f"changing {('`' + name + '`, ') if name else ''}a {kind} passed in by the "
-                f"caller, inside a compiled function (eager Python would change the "
-                f"caller's {kind}; the graph works on a copy of it)",
+                f"caller, in a branch or loop that depends on a tensor value (or in a "
+                f"function being differentiated): eager Python would change the caller's "
+                f"{kind} when that path runs",
                 loc=self.loc(node), names=(name,) if name else (),
                 hint=f"build a new local {kind} (e.g. {name or 'it'} = "
                      f"{'list' if kind == 'list' else 'dict'}({name or 'it'})) and return it, "

@@ -10,7 +10,7 @@ from ..ir.graph import Graph
 from ..common.tensor import Tensor, TensorSpec
 from .builder import build_function
 from .state import Compiler
-from .templates import Out, _param_name, _template
+from .templates import Out, WithWrites, _param_name, _template
 from .values import GraphContext, GraphTensor
 
 __all__ = ["Program", "Out", "build_program"]
@@ -69,6 +69,13 @@ def build_program(fn, self_obj, args, kwargs, tensors, arg_names, name, *, max_u
         out = build_function(compiler, fn, gargs, gkwargs, self_obj=self_obj)
         results: list = []
         template = _template(out, results, ctx, compiler.return_loc, compiler.external)
+        if compiler.arg_writes:
+            writes = []
+            for path, obj in _container_paths(gargs, gkwargs):
+                if id(obj) in compiler.arg_writes:
+                    now = dict(obj) if type(obj) is dict else list(obj)
+                    writes.append((path, _template(now, results, ctx, compiler.return_loc)))
+            template = WithWrites(template, writes)
         if ctx.token_param is not None:
             results.append(ctx.token)     # the last token: every update stays in the graph
         graph.set_results(results)
@@ -81,6 +88,20 @@ def build_program(fn, self_obj, args, kwargs, tensors, arg_names, name, *, max_u
     guards = [g for g in compiler.guards if not (g[2] == "param" and (g[0], g[1]) in bound)]
     return Program(graph, template, guards, compiler.records, compiler.warnings, slots,
                    compiler.attr_writes)
+
+
+def _container_paths(gargs, gkwargs):
+    """(path, list or dict) of every list and dict in the arguments: the path the
+    argument's index (or keyword) and the keys down to it."""
+    todo = [((i,), a) for i, a in enumerate(gargs)] + [((k,), v) for k, v in gkwargs.items()]
+    while todo:
+        path, x = todo.pop()
+        if type(x) in (list, dict):
+            yield path, x
+        if type(x) in (list, tuple):
+            todo.extend((path + (i,), v) for i, v in enumerate(x))
+        elif type(x) is dict:
+            todo.extend((path + (k,), v) for k, v in x.items())
 
 
 def _to_graph(x, path, tensor_map, graph):

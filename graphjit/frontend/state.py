@@ -49,6 +49,7 @@ class Compiler:
         self.param_source: Dict[int, Any] = {}  # id(subgraph param) -> outer Value
         self.external: Dict[int, Any] = {}      # containers that outlive the call, by id
         self.passed_in: Dict[int, Any] = {}     # the caller's lists and dicts (arguments)
+        self.arg_writes: Dict[int, Any] = {}    # those the program changes (see program.py)
         self.return_loc = None                  # the top-level function's last return
         self.stack: List[Any] = []              # user functions being built (Activation)
         # id(Parameter) -> where the program found it, for binding it at each call:

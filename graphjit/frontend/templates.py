@@ -7,7 +7,7 @@ from ..ir.errors import UnsupportedSyntaxError
 from .strings import RuntimeString, encode
 from .values import DynamicList, GraphContext, GraphTensor, LocalFunction, Switch
 
-__all__ = ["Out", "TextOut", "Same"]
+__all__ = ["Out", "TextOut", "Same", "WithWrites"]
 
 
 class Out:
@@ -39,6 +39,19 @@ class Same:
 
     def __init__(self, obj):
         self.obj = obj
+
+
+class WithWrites:
+    """The returned structure `main`, and the lists and dicts passed in that the program
+    changed: (path, template of the final contents) each, the path an argument index
+    (or keyword) then the keys down to the container; after each run the caller's own
+    container is given those contents (jit.cache.apply_writes), as eager Python
+    changes it in place."""
+
+    __slots__ = ("main", "writes")
+
+    def __init__(self, main, writes):
+        self.main, self.writes = main, writes
 
 
 def _plain(x) -> bool:

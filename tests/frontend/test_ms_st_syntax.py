@@ -264,24 +264,50 @@ def test_tensor_minus_none_names_the_operator(mode):
         None + Tensor(1)
 
 
-def test_changing_a_callers_dict_or_list_is_refused():
+def test_a_callers_dict_or_list_changed_inside_is_changed_after_the_call(mode):
     # tests/st/fallback/test_graph_fallback_runtime_dict_inplace.py:
     # test_dict_inplace_setitem_2 (graph mode changed a copy: the caller's dict stayed
-    # {"a": 1}, while eager Python changes it)
+    # {"a": 1}, while eager Python changes it); tests/st/syntax/test_list_pop.py
     @jit
     def set_item(dict_input):
         dict_input["a"] = 3
 
     @jit
+    def pop_it(x, index):
+        y = x.pop(index)
+        return x, y
+
+    class Net(nn.Cell):
+        def construct(self, xs, t, opts):
+            xs.append(t * 2)
+            xs[0] = xs[0] + 1
+            opts["seen"] = True
+            return t
+
+    for first in (1, 5):      # the second call runs the compiled entry again
+        x = {"a": first, "b": 2}
+        set_item(x)
+        assert x == {"a": 3, "b": 2}
+        lst = [Tensor([first]), Tensor([2]), Tensor([3])]
+        res_x, res_y = pop_it(lst, 2)
+        assert [t.asnumpy()[0] for t in lst] == [first, 2] and res_y.asnumpy()[0] == 3
+        assert [t.asnumpy()[0] for t in res_x] == [first, 2]
+    xs, opts = [Tensor(1.0)], {}
+    net = Net()
+    for _ in range(2):
+        net(xs, Tensor(3.0), opts)
+    assert [t.asnumpy().item() for t in xs] == [3.0, 6.0, 6.0] and opts == {"seen": True}
+
+
+def test_changing_a_callers_list_under_a_tensor_condition_is_refused():
+    @jit
     def append(xs, t):
-        xs[1].append(t)
+        if t > 0:
+            xs[1].append(t)
         return t
 
-    x = {"a": 1, "b": 2}
-    with pytest.raises(ms.UnsupportedSyntaxError, match="a dict passed in by the caller"):
-        set_item(x)
-    assert x == {"a": 1, "b": 2}
-    with pytest.raises(ms.UnsupportedSyntaxError, match="a list passed in by the caller"):
+    with pytest.raises(ms.UnsupportedSyntaxError, match="a list passed in by the caller, in "
+                                                        "a branch or loop that depends"):
         append((1, [2]), Tensor([1]))
 
 
