@@ -361,3 +361,16 @@ def test_fillv2(mode):
     assert out.dtype == ms.int32 and out.asnumpy().tolist() == [3, 3]
     with pytest.raises(ValueError, match="For 'FillV2', the value must hold one element"):
         ops.FillV2()((2,), Tensor([1, 2]))
+
+
+def test_changing_a_callers_list_in_a_gradient_program_is_refused():
+    from graphjit import ops
+
+    def f(x, xs):
+        xs.append(x)
+        return x * 2
+
+    xs = []
+    with pytest.raises(ms.UnsupportedSyntaxError, match="function being differentiated"):
+        ops.grad(f)(Tensor(1.0), xs)
+    assert xs == []
