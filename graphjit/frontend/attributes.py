@@ -11,17 +11,24 @@ from .values import GraphTensor, active
 if TYPE_CHECKING:
     from .builder import FunctionBuilder
 
-__all__ = ["set_object_attr"]
+__all__ = ["set_object_attr", "restore_attrs"]
 
 
 def set_object_attr(b: FunctionBuilder, obj, attr, value, stmt):
     """`obj.attr = value` on an object that outlives the call (self, a global object):
     MindSpore 2.x sets it (JIT Fallback), at every call. A constant value on a path known
     while building is set now (later reads in this build see it) and again after every
-    run of the graph; a value or a path that depends on tensors is refused."""
+    run of the graph; a tensor value (on a path known while building) is set to the
+    run's value after every run; a path that depends on tensors is refused."""
     where = "on a path chosen by tensor values" if active().parent is not None else \
-        "to a value known only when the graph runs" if has_runtime(value) or isinstance(
-            value, GraphTensor) else None
+        "to a value known only when the graph runs" if has_runtime(value) and not \
+        isinstance(value, GraphTensor) else None
+    if where is None and isinstance(value, GraphTensor):
+        if b.c.grad_depth:
+            where = "to a value known only when the graph runs, in a gradient program"
+        else:
+            _set_graph_value(b, obj, attr, value)
+            return
     if where is not None:
         raise UnsupportedSyntaxError(
             f"setting attribute '{attr}' of {type(obj).__name__} inside a compiled function "
@@ -35,3 +42,29 @@ def set_object_attr(b: FunctionBuilder, obj, attr, value, stmt):
     except TypeError:
         ref = (lambda o: lambda: o)(obj)
     b.c.attr_writes.append((ref, attr, value))
+
+
+_MISSING = object()
+
+
+def _set_graph_value(b: FunctionBuilder, obj, attr, value):
+    """`obj.attr = x`, x a tensor value: later reads in this build see x; the attribute's
+    old value comes back when the build ends (program.py) and the run's value of x is
+    set after every run (jit.cache.apply_writes), as eager mode sets it at every call."""
+    b.c.attr_restore.append((obj, attr, obj.__dict__.get(attr, _MISSING)))
+    object.__setattr__(obj, attr, value)
+    try:
+        ref = weakref.ref(obj)
+    except TypeError:
+        ref = (lambda o: lambda: o)(obj)
+    b.c.attr_values.append((ref, attr, value))
+
+
+def restore_attrs(compiler) -> None:
+    """Give back the attributes _set_graph_value set to graph values (last first)."""
+    for obj, attr, old in reversed(compiler.attr_restore):
+        if old is _MISSING:
+            obj.__dict__.pop(attr, None)
+        else:
+            object.__setattr__(obj, attr, old)
+    compiler.attr_restore.clear()

@@ -10,6 +10,7 @@ from ..ir.graph import Graph
 from ..common.tensor import Tensor, TensorSpec
 from .builder import build_function
 from .state import Compiler
+from .attributes import restore_attrs
 from .templates import Out, WithWrites, _param_name, _template
 from .values import GraphContext, GraphTensor
 
@@ -66,16 +67,21 @@ def build_program(fn, self_obj, args, kwargs, tensors, arg_names, name, *, max_u
         gkwargs = {k: _to_graph(v, k, tmap, graph) for k, v in kwargs.items()}
         for a in [*gargs, *gkwargs.values()]:
             compiler.note_passed_in(a)
-        out = build_function(compiler, fn, gargs, gkwargs, self_obj=self_obj)
+        try:
+            out = build_function(compiler, fn, gargs, gkwargs, self_obj=self_obj)
+        finally:
+            restore_attrs(compiler)     # `self.t = x` (x a tensor value) is set after runs
         results: list = []
         template = _template(out, results, ctx, compiler.return_loc, compiler.external)
-        if compiler.arg_writes:
+        if compiler.arg_writes or compiler.attr_values:
             writes = []
             for path, obj in _container_paths(gargs, gkwargs):
                 if id(obj) in compiler.arg_writes:
                     now = dict(obj) if type(obj) is dict else list(obj)
                     writes.append((path, _template(now, results, ctx, compiler.return_loc)))
-            template = WithWrites(template, writes)
+            attrs = [(ref, attr, _template(v, results, ctx, compiler.return_loc))
+                     for ref, attr, v in compiler.attr_values]
+            template = WithWrites(template, writes, attrs)
         if ctx.token_param is not None:
             results.append(ctx.token)     # the last token: every update stays in the graph
         graph.set_results(results)

@@ -50,6 +50,8 @@ class Compiler:
         self.external: Dict[int, Any] = {}      # containers that outlive the call, by id
         self.passed_in: Dict[int, Any] = {}     # the caller's lists and dicts (arguments)
         self.arg_writes: Dict[int, Any] = {}    # those the program changes (see program.py)
+        self.attr_values: List[tuple] = []      # (weakref, attribute, graph value) to set
+        self.attr_restore: List[tuple] = []     # (object, attribute, value before build)
         self.return_loc = None                  # the top-level function's last return
         self.stack: List[Any] = []              # user functions being built (Activation)
         # id(Parameter) -> where the program found it, for binding it at each call:

@@ -48,10 +48,11 @@ class WithWrites:
     container is given those contents (jit.cache.apply_writes), as eager Python
     changes it in place."""
 
-    __slots__ = ("main", "writes")
+    __slots__ = ("main", "writes", "attrs")
 
-    def __init__(self, main, writes):
-        self.main, self.writes = main, writes
+    def __init__(self, main, writes, attrs=()):
+        # attrs: (weakref to object, attribute, template) of `obj.attr = x` statements
+        self.main, self.writes, self.attrs = main, writes, list(attrs)
 
 
 def _plain(x) -> bool:

@@ -334,10 +334,10 @@ _PY = {"b": bool, "i": int, "u": int, "f": float}
 class Filled:
     """A run's result and the contents its WithWrites gives the caller's containers."""
 
-    __slots__ = ("main", "writes")
+    __slots__ = ("main", "writes", "attrs")
 
-    def __init__(self, main, writes):
-        self.main, self.writes = main, writes
+    def __init__(self, main, writes, attrs=()):
+        self.main, self.writes, self.attrs = main, writes, attrs
 
 
 def apply_writes(out, args, kwargs):
@@ -355,12 +355,17 @@ def apply_writes(out, args, kwargs):
             obj.update(contents)
         else:
             obj[:] = contents
+    for ref, attr, value in out.attrs:      # `self.t = x`: the run's value of x
+        obj = ref()
+        if obj is not None:
+            setattr(obj, attr, value)
     return out.main
 
 
 def _fill(t, outs):
     if type(t) is WithWrites:
-        return Filled(_fill(t.main, outs), [(p, _fill(c, outs)) for p, c in t.writes])
+        return Filled(_fill(t.main, outs), [(p, _fill(c, outs)) for p, c in t.writes],
+                      [(ref, a, _fill(c, outs)) for ref, a, c in t.attrs])
     if isinstance(t, TextOut):      # a string made from tensor values, as eager made it
         return decode(t.tree, outs[t.first:t.first + len(t.dtypes)], t.dtypes)
     if isinstance(t, Out):

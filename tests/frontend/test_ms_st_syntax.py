@@ -374,3 +374,41 @@ def test_changing_a_callers_list_in_a_gradient_program_is_refused():
     with pytest.raises(ms.UnsupportedSyntaxError, match="function being differentiated"):
         ops.grad(f)(Tensor(1.0), xs)
     assert xs == []
+
+
+def test_setting_an_attribute_to_a_tensor_value(mode):
+    # tests/st/syntax/simple_expression/test_parse_exception.py: test_member_changer;
+    # tests/st/fallback/test_graph_fallback_runtime_inplace_operation.py: test_change_net_tensor
+    # (graph mode refused `self.t = x`; eager mode, and MindSpore, set it at every call)
+    class TensorNet(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.a = Tensor([10])
+            self.t = Tensor(np.zeros([2], np.float32))
+
+        def construct(self, x, y):
+            self.a = self.a + x
+            self.t = y * 2
+            return self.a, self.t + 1
+
+    net = TensorNet()
+    for k in (1, 2):
+        a, t1 = net(Tensor([5]), Tensor([1.0, 2.0]))
+        assert a.asnumpy().tolist() == [10 + 5 * k] and net.a.asnumpy().tolist() == [10 + 5 * k]
+        assert t1.asnumpy().tolist() == [3.0, 5.0] and net.t.asnumpy().tolist() == [2.0, 4.0]
+        assert isinstance(net.a, Tensor)
+
+
+def test_setting_an_attribute_to_a_tensor_value_under_a_tensor_condition_is_refused():
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.t = Tensor([0.0])
+
+        def construct(self, x):
+            if x > 0:
+                self.t = x
+            return x
+
+    with pytest.raises(ms.UnsupportedSyntaxError, match="on a path chosen by tensor values"):
+        Net()(Tensor([1.0]))
