@@ -175,9 +175,14 @@ def jit_class(cls):
     """Mark a plain class whose instances construct may create and use."""
     if not isinstance(cls, type):
         raise TypeError("@jit_class decorates a class")
-    if issubclass(cls, Cell):
-        raise TypeError(f"@jit_class (ms_class) is for plain classes, but '{cls.__name__}' is "
-                        f"an nn.Cell: a Cell is compiled as it is, drop the decorator")
+    if issubclass(cls, Cell):       # MindSpore refuses it when the Cell is made or called
+        message = (f"@jit_class (ms_class) is for plain classes, but '{cls.__name__}' is an "
+                   f"nn.Cell: a Cell is compiled as it is, drop the decorator")
+
+        def refused(self, *args, **kwargs):
+            raise TypeError(message)
+        cls.__init__ = refused
+        return cls
     cls._graphjit_jit_class = True
     return cls
 
