@@ -1,6 +1,6 @@
-"""MindSpore's `mindspore.common` spelling: dtype, Tensor, Parameter, initializer."""
+"""MindSpore's `mindspore.common` spelling: dtype, Tensor, Parameter, mutable, initializer."""
 from . import dtype, initializer, parameter
 from .tensor import Tensor
-from .parameter import Parameter
+from .parameter import Parameter, mutable
 
-__all__ = ["dtype", "initializer", "Tensor", "Parameter"]
+__all__ = ["dtype", "initializer", "Tensor", "Parameter", "mutable"]

@@ -449,8 +449,9 @@ class Tensor(TensorLike):
             return bool(a)
         a = self._need_data()
         if a.size != 1:
-            raise ValueError(f"The truth value of a Tensor with {a.size} elements is ambiguous; "
-                             f"use .any() or .all()")
+            raise ValueError(f"Only tensor which shape is () or (1,) can be converted to bool, "
+                             f"but got tensor shape is {a.shape}: the truth value of a Tensor "
+                             f"with {a.size} elements is ambiguous; use .any() or .all()")
         return bool(a.reshape(-1)[0])
 
     def __int__(self):

@@ -22,7 +22,7 @@ from .control_flow import (build_guarded, build_if_stmt, certainly_left, conditi
                            finish_return)
 from .expressions import ExpressionBuilder, LocalFunction, note_location as _note
 from .loops import build_for, build_while
-from .attributes import set_object_attr
+from .attributes import change_container, set_object_attr
 from .raising import build_assert, build_raise, mark_raised
 from .withs import build_with
 from .operators import IBINOPS
@@ -283,19 +283,8 @@ class FunctionBuilder(ExpressionBuilder):
         obj[key] = value
 
     def refuse_external_mutation(self, obj, node, expr=None):
-        """Python containers that outlive the call (attributes of the Cell, globals)
-        cannot change inside a compiled function: the change would happen once, while
-        the graph is built, instead of at every call. `expr` is the AST of the object
-        (to name it)."""
-        if id(obj) in self.c.external:
-            kind = "tensor" if isinstance(obj, Tensor) else type(obj).__name__
-            name = ast.unparse(expr) if expr is not None else ""
-            raise UnsupportedSyntaxError(
-                f"changing {('`' + name + '`, ') if name else ''}a {kind} that outlives the "
-                f"call (an attribute or a global), inside a compiled function",
-                loc=self.loc(node), names=(name,) if name else (),
-                hint=f"build a new local {kind} (and return it) instead of changing "
-                     f"{name or 'it'}, or run this Cell in PYNATIVE_MODE")
+        """Changing a container that outlives the call (attributes.change_container)."""
+        change_container(self, obj, node, expr)
 
     def visit_Delete(self, node):
         for t in node.targets:

@@ -17,7 +17,7 @@ from ..nn import Cell
 from .._input_checks import _check_of as _layer_check, check_layer_input
 from ..ops._dispatch import apply, to_tensor
 from ..common.parameter import Parameter
-from ..common.tensor import Tensor, TensorLike
+from ..common.tensor import Tensor
 from .control_flow import branch, condition_value
 from .membership import count, involves_tensors
 from .source import get_source
@@ -28,6 +28,7 @@ from .strings import RuntimeString, encode, has_runtime, str_format
 from ..ops.composite.base import HyperMap, Map, MultitypeFuncGraph
 from .grad_program import call_grad_inline
 from .grad_reuse import record_primal
+from .builtin_types import _isinstance, _len, _to_scalar, _type
 
 __all__ = ["call", "GraphRange", "GraphEnumerate", "GraphZip"]
 
@@ -180,62 +181,6 @@ def _zip(b, args, kwargs, node):
     return list(zip(*args))
 
 
-def _len(b, args, kwargs, node):
-    (x,) = args
-    if isinstance(x, GraphTensor):
-        s = x.type.shape
-        if s is not None and s and s[0] is not None:
-            return s[0]
-        if s is not None and not s:
-            raise TypeError("len() of a 0-d tensor")
-        d = x.shape[0] if s is not None else None
-        if d is None:
-            raise UnsupportedSyntaxError("len() of a tensor of unknown rank", loc=b.loc(node))
-        return d
-    if isinstance(x, DynamicList):
-        return x.length()
-    if isinstance(x, Collector) and x.length_name is not None and x.counted and \
-            x.length_name in b.env:
-        return b.env[x.length_name]     # carried by the Loop, as the appends counted it
-    return len(x)
-
-
-def _isinstance(b, args, kwargs, node):
-    x, cls = args
-    classes = cls if isinstance(cls, tuple) else (cls,)
-    if isinstance(x, GraphTensor) and any(c in (Tensor, TensorLike) for c in classes):
-        return True
-    if isinstance(x, DynamicList) and list in classes:
-        return True
-    return isinstance(x, cls)
-
-
-def _to_scalar(kind):
-    def conv(b, args, kwargs, node):
-        if args:
-            args = (as_graph(args[0]),) + tuple(args[1:])
-        if args and isinstance(args[0], GraphTensor):
-            x = args[0]
-            n = x.type.shape
-            if n is not None and any(d is not None and d != 1 for d in n):
-                raise ValueError(f"only one-element tensors can be converted to Python "
-                                 f"scalars (got {x.type})")
-            target = {"int": dt.int64, "float": dt.float64, "bool": dt.bool_}[kind]
-            if kind == "bool":
-                out = ops.not_equal(x, 0) if not x.dtype.is_bool else x
-            elif kind == "int" and x.dtype.is_floating:
-                # int() truncates toward zero, as Python does
-                out = ops.cast(ops.where(x < 0, ops.ceil(x), ops.floor(x)), target)
-            else:
-                out = ops.cast(x, target)
-            if n:
-                out = ops.reshape(out, ())
-            out.weak = True
-            return out
-        return getattr(builtins, kind)(*args, **kwargs)
-    return conv
-
-
 def _rows_of(b, x, node, what):
     """A tensor iterated by a builtin (all, any, max, min): its rows, whose truth (or
     comparison) must be decidable, as eager mode's bool() of each row needs."""
@@ -341,8 +286,19 @@ def _text(conversion):
 
 
 def _map(b, args, kwargs, node):
+    """map(f, *seqs) applied while the graph is built, as MindSpore's graph mode does: a
+    tuple when every sequence is a tuple, else a list (eager Python gives an iterator)."""
+    if len(args) < 2 or kwargs:
+        raise TypeError("The Map operator must have at least two arguments: "
+                        "map(function, iterable, ...)")
     f, *its = args
-    return [call(b, f, list(xs), {}, node) for xs in zip(*[list(i) for i in its])]
+    for i in its:
+        if not hasattr(i, "__iter__"):
+            raise TypeError(f"Map can only be applied to list, tuple, dict, str or Tensor, "
+                            f"but got {type(i).__name__} ('{type(i).__name__}' object is "
+                            f"not iterable)")
+    out = [call(b, f, list(xs), {}, node) for xs in zip(*[list(i) for i in its])]
+    return tuple(out) if all(type(i) is tuple for i in its) else out
 
 
 def _super(b, args, kwargs, node):
@@ -385,7 +341,8 @@ def _round(b, args, kwargs, node):
 
 BUILTINS = {
     builtins.range: _range, builtins.enumerate: _enumerate, builtins.zip: _zip,
-    builtins.len: _len, builtins.isinstance: _isinstance, builtins.int: _to_scalar("int"),
+    builtins.len: _len, builtins.isinstance: _isinstance, builtins.type: _type,
+    builtins.int: _to_scalar("int"),
     builtins.float: _to_scalar("float"), builtins.bool: _to_scalar("bool"),
     builtins.max: _minmax("max"), builtins.min: _minmax("min"), builtins.print: _print,
     builtins.map: _map, builtins.super: _super, builtins.sum: _sum, builtins.abs: _abs,
@@ -506,6 +463,9 @@ def call(b, func, args, kwargs, node):
     if callable(func) and not _is_internal(type(func)) and (
             _is_graph_arg(args) or _is_graph_arg(kwargs)):
         call_method = getattr(type(func), "__call__", None)
+        target = getattr(type(call_method), "_graphjit_target", None)
+        if target is not None:          # an @jit __call__: built inline as @jit functions are
+            call_method = target(call_method)[0]
         if isinstance(call_method, types.FunctionType) and not _is_internal(call_method):
             return b.build_call(call_method, args, kwargs, self_obj=func)
     return func(*args, **kwargs)

@@ -515,6 +515,8 @@ def _compare(b, op, left, right, node):
         identity = _identity_of_weak_bool(left, right)
         if identity is not None:
             if isinstance(op, ast.IsNot):
+                if not isinstance(identity, GraphTensor):
+                    return not identity
                 identity = ops.logical_not(identity)
                 identity.weak = True
             return identity
@@ -522,14 +524,34 @@ def _compare(b, op, left, right, node):
 
 
 def _identity_of_weak_bool(a, b):
-    """`flag is True` where flag stands for a Python bool (a weak bool graph value): in
-    eager Python that is equality, since True and False are singletons."""
+    """`flag is True` or `n is 3` where flag or n stands for a Python bool or int (a weak
+    graph value), as CPython answers it: True and False are singletons and the ints from
+    -5 to 256 are cached, so there identity is equality (of a value of that type); a
+    float, or an int outside that range, made while the program runs is a new object."""
     for x, y in ((a, b), (b, a)):
-        if isinstance(x, GraphTensor) and x.weak and x.dtype.is_bool and \
-                isinstance(y, (bool, np.bool_)):
+        if not (isinstance(x, GraphTensor) and x.weak):
+            continue
+        if isinstance(y, GraphTensor) and y.weak:
+            if x.dtype.is_bool != y.dtype.is_bool or x.dtype.is_floating or \
+                    y.dtype.is_floating:
+                return False
+            out = ops.equal(x, y)
+            if not x.dtype.is_bool:
+                out = ops.logical_and(out, ops.logical_and(x >= -5, x <= 256))
+        elif isinstance(y, (bool, np.bool_)):
+            if not x.dtype.is_bool:
+                return False
             out = ops.equal(x, bool(y))
-            out.weak = True
-            return out
+        elif isinstance(y, (int, np.integer)):
+            if x.dtype.is_bool or x.dtype.is_floating or not -5 <= int(y) <= 256:
+                return False
+            out = ops.equal(x, int(y))
+        elif isinstance(y, (float, np.floating)):
+            return False
+        else:
+            return None
+        out.weak = True
+        return out
     return None
 
 

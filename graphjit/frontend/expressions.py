@@ -180,12 +180,22 @@ class ExpressionBuilder:
             raise UnsupportedSyntaxError(
                 "a slice whose bounds are tensor values", hint="use Python ints for slice "
                                                                "bounds, or ops.gather")
+        if isinstance(key, slice) and isinstance(obj, (list, tuple, str)):
+            try:
+                return obj[key]
+            except TypeError as e:     # MindSpore's sentence, then Python's
+                raise TypeError(f"Slice indices must be integers or bool. ({e})") from None
+            except ValueError as e:
+                raise ValueError(f"Slice step cannot be zero. ({e})") from None
         return obj[key]
 
     def visit_Subscript(self, node):
         obj = self.eval(node.value)
         key = self.eval(node.slice)
-        return self.getitem(obj, key)
+        out = self.getitem(obj, key)
+        if id(obj) in self.c.external:     # an item of a list from outside is from outside
+            self.c.note_external(out)
+        return out
 
     def visit_Slice(self, node):
         return slice(None if node.lower is None else self.eval(node.lower),

@@ -23,7 +23,7 @@ from ..ir.verifier import verify
 from ..passes.pipeline import optimize
 from ..ops.composite.base import _AllInputs
 from ..ops.function.grad.grad_func import GradFunction, tensor_leaves
-from ..common.tensor import TensorLike, TensorSpec
+from ..common.tensor import TensorLike, TensorSpec, current_recorder
 from .grad_reuse import reuse_primal, take_primal
 from .templates import Out, TextOut, _param_name, _template
 from .state import Compiler
@@ -151,6 +151,9 @@ def _build_grad_program(compiler, build, gf, args, kwargs, sens_types, leaf_type
         gargs.append(sub(a, names[i] if i < len(names) else f"args[{i}]"))
         counts.append(len(leaves) - before)
     gkwargs = {k: sub(kwargs[k], k) for k in sorted(kwargs)}
+    if current_recorder() is None:      # the caller's lists and dicts: changing them is
+        for a in [*gargs, *gkwargs.values()]:       # refused in a gradient program
+            compiler.note_passed_in(a)
     weights = list(gf.weights or ())
     ctx.reread = reread
     w_params = []

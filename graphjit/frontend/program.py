@@ -10,7 +10,8 @@ from ..ir.graph import Graph
 from ..common.tensor import Tensor, TensorSpec
 from .builder import build_function
 from .state import Compiler
-from .templates import Out, _param_name, _template
+from .attributes import restore_attrs
+from .templates import Out, WithWrites, _param_name, _template
 from .values import GraphContext, GraphTensor
 
 __all__ = ["Program", "Out", "build_program"]
@@ -64,9 +65,23 @@ def build_program(fn, self_obj, args, kwargs, tensors, arg_names, name, *, max_u
         gargs = [_to_graph(a, arg_names[i] if i < len(arg_names) else f"args[{i}]", tmap, graph)
                  for i, a in enumerate(args)]
         gkwargs = {k: _to_graph(v, k, tmap, graph) for k, v in kwargs.items()}
-        out = build_function(compiler, fn, gargs, gkwargs, self_obj=self_obj)
+        for a in [*gargs, *gkwargs.values()]:
+            compiler.note_passed_in(a)
+        try:
+            out = build_function(compiler, fn, gargs, gkwargs, self_obj=self_obj)
+        finally:
+            restore_attrs(compiler)     # `self.t = x` (x a tensor value) is set after runs
         results: list = []
-        template = _template(out, results, ctx, compiler.return_loc)
+        template = _template(out, results, ctx, compiler.return_loc, compiler.external)
+        if compiler.arg_writes or compiler.attr_values:
+            writes = []
+            for path, obj in _container_paths(gargs, gkwargs):
+                if id(obj) in compiler.arg_writes:
+                    now = dict(obj) if type(obj) is dict else list(obj)
+                    writes.append((path, _template(now, results, ctx, compiler.return_loc)))
+            attrs = [(ref, attr, _template(v, results, ctx, compiler.return_loc))
+                     for ref, attr, v in compiler.attr_values]
+            template = WithWrites(template, writes, attrs)
         if ctx.token_param is not None:
             results.append(ctx.token)     # the last token: every update stays in the graph
         graph.set_results(results)
@@ -79,6 +94,20 @@ def build_program(fn, self_obj, args, kwargs, tensors, arg_names, name, *, max_u
     guards = [g for g in compiler.guards if not (g[2] == "param" and (g[0], g[1]) in bound)]
     return Program(graph, template, guards, compiler.records, compiler.warnings, slots,
                    compiler.attr_writes)
+
+
+def _container_paths(gargs, gkwargs):
+    """(path, list or dict) of every list and dict in the arguments: the path the
+    argument's index (or keyword) and the keys down to it."""
+    todo = [((i,), a) for i, a in enumerate(gargs)] + [((k,), v) for k, v in gkwargs.items()]
+    while todo:
+        path, x = todo.pop()
+        if type(x) in (list, dict):
+            yield path, x
+        if type(x) in (list, tuple):
+            todo.extend((path + (i,), v) for i, v in enumerate(x))
+        elif type(x) is dict:
+            todo.extend((path + (k,), v) for k, v in x.items())
 
 
 def _to_graph(x, path, tensor_map, graph):

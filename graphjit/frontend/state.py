@@ -48,6 +48,10 @@ class Compiler:
         self.warnings: List[str] = []
         self.param_source: Dict[int, Any] = {}  # id(subgraph param) -> outer Value
         self.external: Dict[int, Any] = {}      # containers that outlive the call, by id
+        self.passed_in: Dict[int, Any] = {}     # the caller's lists and dicts (arguments)
+        self.arg_writes: Dict[int, Any] = {}    # those the program changes (see program.py)
+        self.attr_values: List[tuple] = []      # (weakref, attribute, graph value) to set
+        self.attr_restore: List[tuple] = []     # (object, attribute, value before build)
         self.return_loc = None                  # the top-level function's last return
         self.stack: List[Any] = []              # user functions being built (Activation)
         # id(Parameter) -> where the program found it, for binding it at each call:
@@ -63,9 +67,21 @@ class Compiler:
         self.attr_writes: List[tuple] = []      # (weakref to object, attribute, value)
 
     def note_external(self, value):
-        if type(value) in (list, dict, set) or isinstance(value, Tensor):
+        if type(value) in (list, dict, set, tuple) or isinstance(value, Tensor):
             self.external[id(value)] = value
         return value
+
+    def note_passed_in(self, value):
+        """An argument's lists and dicts (stand-ins for the caller's): changing one
+        would change the caller's object in eager Python, once per call."""
+        if type(value) in (list, dict):
+            self.passed_in[id(value)] = value
+        if type(value) in (list, tuple):
+            for v in value:
+                self.note_passed_in(v)
+        elif type(value) is dict:
+            for v in value.values():
+                self.note_passed_in(v)
 
     def record(self, rec):
         self.records.append(rec)

@@ -7,7 +7,7 @@ from ..ir.errors import UnsupportedSyntaxError
 from .strings import RuntimeString, encode
 from .values import DynamicList, GraphContext, GraphTensor, LocalFunction, Switch
 
-__all__ = ["Out", "TextOut"]
+__all__ = ["Out", "TextOut", "Same", "WithWrites"]
 
 
 class Out:
@@ -31,7 +31,44 @@ class TextOut:
         self.tree, self.first, self.dtypes = tree, first, tuple(dtypes)
 
 
-def _template(x, results: list, ctx: GraphContext, loc=None):
+class Same:
+    """A list, dict or tuple from outside the function (a global, a closure's, an attribute's),
+    returned as it is: each call returns that very object, as eager Python does."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj):
+        self.obj = obj
+
+
+class WithWrites:
+    """The returned structure `main`, and the lists and dicts passed in that the program
+    changed: (path, template of the final contents) each, the path an argument index
+    (or keyword) then the keys down to the container; after each run the caller's own
+    container is given those contents (jit.cache.apply_writes), as eager Python
+    changes it in place."""
+
+    __slots__ = ("main", "writes", "attrs")
+
+    def __init__(self, main, writes, attrs=()):
+        # attrs: (weakref to object, attribute, template) of `obj.attr = x` statements
+        self.main, self.writes, self.attrs = main, writes, list(attrs)
+
+
+def _plain(x) -> bool:
+    """x holds no graph value (at any depth): it means the same at every call."""
+    if isinstance(x, (GraphTensor, DynamicList, RuntimeString, LocalFunction, Switch)):
+        return False
+    if type(x) in (list, tuple):
+        return all(_plain(v) for v in x)
+    if type(x) is dict:
+        return all(_plain(v) for v in x.values())
+    return True
+
+
+def _template(x, results: list, ctx: GraphContext, loc=None, external=None):
+    if external and type(x) in (list, dict, tuple) and id(x) in external and _plain(x):
+        return Same(x)      # the program cannot change it (changing it is refused)
     if isinstance(x, GraphTensor):
         results.append(ctx.lift(x.value))
         return Out(len(results) - 1, x.weak, x.dtype.kind)
@@ -56,11 +93,11 @@ def _template(x, results: list, ctx: GraphContext, loc=None):
                            ctx.value_of(v))
         return TextOut(tree, first, [v.dtype for v in inputs])
     if isinstance(x, tuple):
-        return tuple(_template(v, results, ctx, loc) for v in x)
+        return tuple(_template(v, results, ctx, loc, external) for v in x)
     if isinstance(x, list):
-        return [_template(v, results, ctx, loc) for v in x]
+        return [_template(v, results, ctx, loc, external) for v in x]
     if isinstance(x, dict):
-        return {k: _template(v, results, ctx, loc) for k, v in x.items()}
+        return {k: _template(v, results, ctx, loc, external) for k, v in x.items()}
     return x
 
 

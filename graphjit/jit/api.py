@@ -19,6 +19,7 @@ from ..common.tensor import current_recorder
 from ..ops.function.grad.grad_func import GradFunction
 from ..tracebacks import user_facing
 from .cache import (CacheEntry, _arg_names, _cache_for, _call_fast, _desc, _is_tensor_key,
+                    apply_writes,
                     _remember_fast, _signature, _unwrap, cache_of, get_entry)
 from .entry import MISS
 from .explain import Report, compare_results, run_checked as _run_checked
@@ -42,7 +43,7 @@ def call_compiled(cell, args, kwargs):
         if c is not None and c.last is not None:
             out = c.last(args)
             if out is not MISS:
-                return out
+                return apply_writes(out, args, kwargs)
     if _building():
         raise UnsupportedSyntaxError("a Cell was called on graph values outside the builder")
     if current_tape() is not None:
@@ -51,11 +52,12 @@ def call_compiled(cell, args, kwargs):
     cache = _cache_for(cell, fn)
     hit, out = _call_fast(cache, args, kwargs)
     if hit:
-        return out
+        return apply_writes(out, args, kwargs)
     entry, tensors = get_entry(cell, fn, cell, args, kwargs, cell._input_specs,
                                type(cell).__name__)
     _remember_fast(cache, args, kwargs, entry)
-    return _run_checked(entry, tensors, lambda: _unwrap(fn)(cell, *args, **kwargs))
+    return _run_checked(entry, tensors, lambda: _unwrap(fn)(cell, *args, **kwargs),
+                        args, kwargs)
 
 
 class JitFunction:
@@ -135,11 +137,12 @@ def _call_jit(jf: JitFunction, self_obj, args, kwargs):
     cache = _cache_for(owner, jf.fn)
     hit, out = _call_fast(cache, args, kwargs)
     if hit:
-        return out
+        return apply_writes(out, args, kwargs)
     entry, tensors = get_entry(owner, jf.fn, self_obj, args, kwargs, specs, name)
     _remember_fast(cache, args, kwargs, entry)
     return _run_checked(entry, tensors, lambda: jf.fn(*((self_obj,) if self_obj is not None
-                                                       else ()), *args, **kwargs))
+                                                       else ()), *args, **kwargs),
+                        args, kwargs)
 
 
 def jit(function=None, *, fn=None, mode="PSJit", input_signature=None, hash_args=None,
@@ -172,6 +175,14 @@ def jit_class(cls):
     """Mark a plain class whose instances construct may create and use."""
     if not isinstance(cls, type):
         raise TypeError("@jit_class decorates a class")
+    if issubclass(cls, Cell):       # MindSpore refuses it when the Cell is made or called
+        message = (f"@jit_class (ms_class) is for plain classes, but '{cls.__name__}' is an "
+                   f"nn.Cell: a Cell is compiled as it is, drop the decorator")
+
+        def refused(self, *args, **kwargs):
+            raise TypeError(message)
+        cls.__init__ = refused
+        return cls
     cls._graphjit_jit_class = True
     return cls
 

@@ -15,7 +15,7 @@ import numpy as np
 from ..backend.executor import compile_graph
 from ..context import _context, get_context
 from ..frontend.program import Out, build_program
-from ..frontend.templates import TextOut
+from ..frontend.templates import Same, TextOut, WithWrites
 from .bindings import StateBinding
 from .entry import MISS, make_call
 from ..ir.dtypes import as_dtype
@@ -331,7 +331,41 @@ def cache_of(owner, fn=None) -> List[CacheEntry]:
 _PY = {"b": bool, "i": int, "u": int, "f": float}
 
 
+class Filled:
+    """A run's result and the contents its WithWrites gives the caller's containers."""
+
+    __slots__ = ("main", "writes", "attrs")
+
+    def __init__(self, main, writes, attrs=()):
+        self.main, self.writes, self.attrs = main, writes, attrs
+
+
+def apply_writes(out, args, kwargs):
+    """The result to hand back: a Filled's caller containers get their new contents
+    (in place, as eager Python changed them), and its main result is returned."""
+    if type(out) is not Filled:
+        return out
+    for path, contents in out.writes:
+        first = path[0]
+        obj = args[first] if isinstance(first, int) else kwargs[first]
+        for k in path[1:]:
+            obj = obj[k]
+        if type(obj) is dict:
+            obj.clear()
+            obj.update(contents)
+        else:
+            obj[:] = contents
+    for ref, attr, value in out.attrs:      # `self.t = x`: the run's value of x
+        obj = ref()
+        if obj is not None:
+            setattr(obj, attr, value)
+    return out.main
+
+
 def _fill(t, outs):
+    if type(t) is WithWrites:
+        return Filled(_fill(t.main, outs), [(p, _fill(c, outs)) for p, c in t.writes],
+                      [(ref, a, _fill(c, outs)) for ref, a, c in t.attrs])
     if isinstance(t, TextOut):      # a string made from tensor values, as eager made it
         return decode(t.tree, outs[t.first:t.first + len(t.dtypes)], t.dtypes)
     if isinstance(t, Out):
@@ -342,6 +376,8 @@ def _fill(t, outs):
         if t.weak:
             return _PY[t.kind](np.asarray(a).reshape(-1)[0])
         return Tensor._wrap(np.asarray(a))
+    if isinstance(t, Same):
+        return t.obj
     if isinstance(t, tuple):
         return tuple(_fill(v, outs) for v in t)
     if isinstance(t, list):

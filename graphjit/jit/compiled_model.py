@@ -31,7 +31,7 @@ import numpy as np
 
 from ..backend.executor import compile_graph
 from ..backend.lowering import result_is_fresh as _allocates
-from ..ir.errors import ModelFileError
+from ..ir.errors import ModelFileError, UnsupportedSyntaxError
 from ..ir.defs.state import Variable
 from ..ir.graph import Graph
 from ..ir.serialize import load_model_file, save_graph
@@ -41,6 +41,7 @@ from ..common.tensor import Tensor, TensorSpec
 from ..tracebacks import user_facing
 from .api import compile_for_model, explain
 from .cache import _fast_key, _fill
+from ..frontend.templates import WithWrites
 from .entry import MISS, make_call
 from .bindings import StateBinding
 
@@ -558,6 +559,11 @@ def compile(net_or_function, *example_inputs, name: Optional[str] = None,
             net_or_function, example_inputs, name)
     except Exception as e:   # raised from here: the one graphjit frame users see
         raise user_facing(e)
+    if type(entry.template) is WithWrites:
+        raise user_facing(UnsupportedSyntaxError(
+            "the function changes a list or dict passed to it; a compiled model takes "
+            "tensors and returns its results without changing its inputs",
+            hint="build a new list (or dict) inside and return it"))
     model = CompiledModel(graph, name=label, runner=runner, source=net_or_function,
                           plan=entry.plan, variables=variables)
     model._entry = entry

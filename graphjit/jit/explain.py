@@ -9,18 +9,20 @@ import numpy as np
 from ..context import PYNATIVE_MODE, get_context, set_context
 from ..ir.errors import EquivalenceError
 from ..common.tensor import Tensor
-from .cache import CacheEntry
+from .cache import CacheEntry, apply_writes
 
 __all__ = ["Report", "compare_results", "run_checked"]
 
 
-def run_checked(entry, tensors, eager_fn):
+def run_checked(entry, tensors, eager_fn, args=(), kwargs=None):
+    """Run the entry (its changes to the caller's lists and dicts applied to `args`);
+    with check_equivalence, once per entry, compare with eager mode."""
     check = get_context("check_equivalence") and not entry.checked
     variables = []
     if check and entry.state is not None:   # the Parameters it updates are compared too
         variables = entry.state.resolve([p for _, p in getattr(tensors, "params", ())]) or []
     before = [v._data for v in variables]
-    out = entry.run(tensors)
+    out = apply_writes(entry.run(tensors), args, kwargs or {})
     if check:
         entry.checked = True
         after = [v._data for v in variables]

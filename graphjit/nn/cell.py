@@ -272,6 +272,22 @@ class Cell:
     def phase(self, value):
         object.__setattr__(self, "_phase", value)
 
+    @property
+    def pipeline_stage(self):
+        """MindSpore's pipeline-parallel stage of this Cell (0 unless set). graphjit runs
+        a network in one process, so the stage is only kept, checked as MindSpore checks it."""
+        return self.__dict__.get("_pipeline_stage", 0)
+
+    @pipeline_stage.setter
+    def pipeline_stage(self, value):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"For 'Cell', the property 'pipeline_stage' must be int type, "
+                            f"but got type {type(value)}.")
+        if value < 0:
+            raise ValueError(f"For 'Cell', the property 'pipeline_stage' can not be less "
+                             f"than 0, but got {value}")
+        object.__setattr__(self, "_pipeline_stage", value)
+
     # -- MindSpore-compatible helpers -------------------------------------------------------
     def set_inputs(self, *inputs):
         """Describe the inputs (Tensors without data or TensorSpecs); None dims become

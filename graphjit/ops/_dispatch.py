@@ -311,6 +311,10 @@ def binary(op: str, x, y):
     """Apply a binary op with the weak-scalar promotion rules of the module docstring."""
     if type(x) is Tensor and type(y) is Tensor:     # two eager tensors: nothing to promote
         return apply(op, x, y)
+    if x is None or y is None:      # MindSpore's sentence, then ours
+        raise TypeError(f"For '{op}', the {1 if x is None else 2}th input var can not be "
+                        f"implicitly converted: None is not a tensor; an operator got None "
+                        f"where a tensor was expected")
     wx, wy = is_weak(x), is_weak(y)
     if wx and wy:
         k = max(weak_kind(x), weak_kind(y), key=_KIND_ORDER.__getitem__)

@@ -190,9 +190,19 @@ class _Mapper:
                             f"all be leaves, got {', '.join(type_name(a) for a in args)}")
         kinds, lengths = {type(a) for a in args}, {len(a) for a in args}
         if len(kinds) != 1 or len(lengths) != 1:
-            raise TypeError(f"{type(self).__name__}: the sequences must be of one type and "
-                            f"one length, got " + ", ".join(f"{type(a).__name__} of "
-                                                            f"{len(a)}" for a in args))
+            name = type(self).__name__
+            got = ", ".join(f"{type(a).__name__} of {len(a)}" for a in args)
+            if len(kinds) != 1:         # MindSpore's sentences, then what was given
+                what = (f"For '{name}', the types of arguments in {name} must be consistent"
+                        if name == "HyperMap" else
+                        f"The types of arguments in {name} must be consistent")
+            elif name == "HyperMap":
+                what = ("The length of tuples in HyperMap must be the same"
+                        if tuple in kinds else "The lists in HyperMap should have the same length")
+            else:
+                what = f"For '{name}', the length of {kinds.pop().__name__}s must be the same."
+            raise TypeError(f"{what}: the sequences must be of one type and one length, "
+                            f"got {got}")
         n = lengths.pop()
         order = range(n - 1, -1, -1) if self.reverse else range(n)
         out = [None] * n

@@ -35,7 +35,7 @@ __all__ = ["reshape", "flatten", "transpose", "expand_dims", "unsqueeze", "squee
            "cumprod", "einsum", "cdist", "matmul", "bmm", "batch_dot", "clamp", "clip",
            "clip_by_norm", "clip_by_global_norm", "standard_normal", "randn", "rand", "randn_like",
            "rand_like", "uniform", "normal", "randint", "assign", "assign_add", "assign_sub",
-           "depend", "runtime_print", "runtime_assert", "runtime_check", "print_", "conv2d",
+           "depend", "addn", "runtime_print", "runtime_assert", "runtime_check", "print_", "conv2d",
            "max_pool2d", "avg_pool2d", "batch_norm", "layer_norm", "adaptive_avg_pool2d",
            "adaptive_max_pool2d", "interpolate", "upsample", "conv1d", "conv_transpose2d",
            "group_norm", "instance_norm", "pad", "flip", "bias_add", "dropout", "cross_entropy",

@@ -16,7 +16,7 @@ from ..deprecated import TensorAdd, Pack, GatherV2, DynamicShape  # noqa: F401
 __all__ = ["Primitive", "ZerosLike", "OnesLike", "Flatten", "TensorShape", "Shape", "Rank", "Size",
            "Tile", "Reshape", "Transpose", "ExpandDims", "Cast", "Argmax", "Argmin",
            "ArgMaxWithValue", "ArgMinWithValue", "Squeeze", "Concat", "Stack", "Unstack", "Split",
-           "Select", "Zeros", "Ones", "Fill", "Gather", "BroadcastTo", "StridedSlice", "Slice",
+           "Select", "Zeros", "Ones", "Fill", "FillV2", "Gather", "BroadcastTo", "StridedSlice", "Slice",
            "MaskedFill", "Eye", "TopK", "Sort", "Unique", "GatherD", "DType", "ScalarToTensor",
            "TupleToArray", "GatherNd", "ScatterNd", "TensorScatterUpdate", "TensorScatterAdd",
            "MaskedSelect", "NonZero", "ResizeNearestNeighbor", "Neg", "Abs", "Exp", "Log", "Log1p",

@@ -16,7 +16,7 @@ from ...common.tensor import Tensor
 __all__ = ["ZerosLike", "OnesLike", "TensorShape", "Shape", "Rank", "Size", "Tile",
            "Reshape", "Transpose", "ExpandDims", "Cast", "Argmax", "Argmin", "ArgMaxWithValue",
            "ArgMinWithValue", "Squeeze", "Concat", "Stack", "Unstack", "Split", "Select", "Zeros",
-           "Ones", "Fill", "Gather", "BroadcastTo", "StridedSlice", "Slice", "MaskedFill", "Eye",
+           "Ones", "Fill", "FillV2", "Gather", "BroadcastTo", "StridedSlice", "Slice", "MaskedFill", "Eye",
            "TopK", "Sort", "Unique", "GatherD", "DType", "ScalarToTensor", "TupleToArray",
            "GatherNd", "ScatterNd", "TensorScatterUpdate", "TensorScatterAdd", "MaskedSelect",
            "NonZero", "ResizeNearestNeighbor", "ReverseV2", "ReverseSequence"]
@@ -157,6 +157,28 @@ class Fill(Primitive):
 
     def __call__(self, type, shape, value):
         return F.fill(type, shape, value)
+
+
+class FillV2(Primitive):
+    """FillV2()(shape, value): a tensor of `shape` (a tuple of ints, or a 1-D int Tensor
+    whose values are known while the graph is built) filled with the 0-d or one-element
+    tensor `value`, in value's dtype."""
+
+    def __call__(self, shape, value):
+        if isinstance(shape, Tensor):
+            if shape.dtype.is_floating or shape.dtype.is_bool or shape.ndim > 1:
+                raise TypeError(f"For 'FillV2', the shape must be a 1-D int Tensor or a tuple "
+                                f"of ints, but got {shape.dtype} of rank {shape.ndim}")
+            shape = tuple(int(d) for d in shape.asnumpy().reshape(-1))
+        elif not isinstance(shape, (tuple, list)):
+            raise TypeError("For 'FillV2', the shape must be known while the graph is built "
+                            "(a tuple of ints, or a Tensor of constant values); got "
+                            f"{type(shape).__name__}")
+        value = to_tensor(value)
+        if value.size != 1:
+            raise ValueError(f"For 'FillV2', the value must hold one element, but got shape "
+                             f"{tuple(value.shape)}")
+        return F.broadcast_to(F.reshape(value, ()), tuple(shape))
 
 
 class Gather(Primitive):
