@@ -13,6 +13,8 @@ from .ir.errors import (GraphJitError, ShapeJoinError, TypeJoinError, Unsupporte
                         GraphRuntimeError, UnregisteredParameterError,
                         EquivalenceError, ModelFileError, RaiseError)
 from .context import GRAPH_MODE, PYNATIVE_MODE, set_context, get_context
+from .context import STRICT, COMPATIBLE, LAX
+from .common.jit_config import JitConfig
 from .common.tensor import Tensor, TensorSpec
 from .common.parameter import Parameter, mutable
 from .context import ParallelMode, set_auto_parallel_context, get_auto_parallel_context, \
@@ -58,4 +60,4 @@ __all__ = ["Tensor", "TensorSpec", "Parameter", "mutable", "GRAPH_MODE", "PYNATI
            "grad", "value_and_grad", "GradOperation", "get_grad", "save_checkpoint", "load_checkpoint",
            "load_param_into_net", "amp", "LossScaleManager", "FixedLossScaleManager",
            "DynamicLossScaleManager", "all_finite", "build_train_network"]
-__all__ += ["numpy", "log", "tensor"]
+__all__ += ["numpy", "log", "tensor", "JitConfig", "STRICT", "COMPATIBLE", "LAX"]

@@ -5,13 +5,22 @@ from os import PathLike
 from typing import Any, Callable, Dict
 
 
-__all__ = ["GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context", "compiler",
+__all__ = ["GRAPH_MODE", "PYNATIVE_MODE", "STRICT", "COMPATIBLE", "LAX", "set_context", "get_context", "compiler",
            "install_compiler", "install_option_hook", "ParallelMode",
            "set_auto_parallel_context", "get_auto_parallel_context", "reset_auto_parallel_context",
            "auto_parallel_context_is_set"]
 
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1
+# MindSpore's JIT syntax levels (set_context(jit_syntax_level=...)). graphjit accepts them
+# and compiles the same way at every level: what it cannot compile it refuses at build
+# time with a documented error (it never falls back to running Python where MindSpore's
+# LAX level would), and what it compiles gives eager mode's values.
+STRICT = 0
+COMPATIBLE = 1
+LAX = 2
+# set_context(jit_config={...}): its keys and their values (MindSpore's)
+_JIT_CONFIG_VALUES = {"jit_level": ("O0", "O1", "O2"), "infer_boost": ("on", "off")}
 
 _DEFAULTS = {
     "mode": GRAPH_MODE,
@@ -40,7 +49,8 @@ _DEFAULTS = {
     "device_target": "CPU",
     "device_id": 0,
     "save_graphs": False,
-    "jit_syntax_level": "STRICT",
+    "jit_syntax_level": LAX,          # MindSpore's default (STRICT, COMPATIBLE or LAX)
+    "jit_config": {"jit_level": "", "infer_boost": "off"},
     "max_call_depth": 1000,
     "precompile_only": False,
     "enable_graph_kernel": False,
@@ -67,9 +77,16 @@ def set_context(**kwargs: Any) -> None:
     show_internal_frames, warn_recompile, optimize_graphs, dump_passes, numba_kernels,
     numba_cache_dir; MindSpore's device options are accepted.
 
+    MindSpore's compile knobs are accepted and validated as MindSpore does, and change
+    nothing in what graphjit compiles or computes: jit_syntax_level (STRICT, COMPATIBLE
+    or LAX; graphjit compiles the same at every level) and jit_config (a dict with keys
+    jit_level in "O0"/"O1"/"O2" and infer_boost in "on"/"off"; get_context("jit_config")
+    gives the merged dict).
+
     Raises:
         ValueError: a bad value, or an unknown option close to a known one (a typo);
             other unknown options (MindSpore device settings) only warn.
+        TypeError: jit_config not a dict.
         ModuleNotFoundError: numba_kernels=True without numba (the extra 'numba').
     """
     # options with a hook last: it sees the others given in the same call
@@ -94,18 +111,41 @@ def set_context(**kwargs: Any) -> None:
             raise ValueError(f"set_context: {k} must be True or False, got {v!r}")
         if k == "numba_cache_dir" and v is not None and not isinstance(v, (str, PathLike)):
             raise ValueError(f"set_context: numba_cache_dir must be a path or None, got {v!r}")
+        if k == "jit_syntax_level" and (isinstance(v, bool) or v not in (STRICT, COMPATIBLE, LAX)):
+            raise ValueError(f"For 'jit_syntax_level', the value should be context.STRICT, "
+                             f"context.COMPATIBLE or context.LAX, but got {v!r}.")
+        if k == "jit_config":
+            v = _checked_jit_config(v)
         hook = _option_hooks.get(k)
         if hook is not None:
             hook(v)
         _context[k] = v
 
 
+def _checked_jit_config(config) -> dict:
+    if not isinstance(config, dict):
+        raise TypeError(f"For 'set_context', the argument 'jit_config' must be a dict, but got "
+                        f"{type(config).__name__}.")
+    for key, value in config.items():
+        allowed = _JIT_CONFIG_VALUES.get(key)
+        if allowed is None:
+            raise ValueError(f"For 'context.set_context', the key of argument 'jit_config' must "
+                             f"be one of {list(_JIT_CONFIG_VALUES)}, but got {key!r}.")
+        if value not in allowed:
+            raise ValueError(f"For 'jit_config', the value of argument {key} must be one of "
+                             f"{list(allowed)}, but got {value!r}.")
+    merged = dict(_context["jit_config"])
+    merged.update(config)
+    return merged
+
+
 def get_context(key: str) -> Any:
     """The value of one option (see set_context)."""
     try:
-        return _context[key]
+        value = _context[key]
     except KeyError:
         raise ValueError(f"get_context: unknown option '{key}'") from None
+    return dict(value) if isinstance(value, dict) else value
 
 
 def reset_context() -> None:

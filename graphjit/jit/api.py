@@ -149,7 +149,20 @@ def jit(function=None, *, fn=None, mode="PSJit", input_signature=None, hash_args
         jit_config=None, compile_once=False, capture_mode="ast", jit_level=None, dynamic=0,
         fullgraph=False, backend=None, **kwargs):
     """Compile a function (or method) per input signature whatever the mode; on a Cell
-    subclass, make every instance compile its construct whatever the mode."""
+    subclass, make every instance compile its construct whatever the mode.
+
+    MindSpore's compile knobs (jit_config: a JitConfig, jit_level, capture_mode,
+    dynamic, fullgraph, backend, hash_args, compile_once, mode) are accepted and change
+    nothing in what graphjit compiles or computes.
+
+    Raises:
+        TypeError: jit_config is neither None nor a JitConfig.
+    """
+    if jit_config is not None:
+        from ..common.jit_config import JitConfig
+        if not isinstance(jit_config, JitConfig):
+            raise TypeError(f"For 'jit', the argument 'jit_config' must be a JitConfig or "
+                            f"None, but got {type(jit_config).__name__}.")
     def wrap(fn):
         if isinstance(fn, type):
             if issubclass(fn, Cell):

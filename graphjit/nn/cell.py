@@ -289,6 +289,30 @@ class Cell:
         object.__setattr__(self, "_pipeline_stage", value)
 
     # -- MindSpore-compatible helpers -------------------------------------------------------
+    def set_jit_config(self, jit_config):
+        """Keep MindSpore compile options (a JitConfig) for this Cell. They change nothing
+        in what graphjit compiles or computes (see graphjit.JitConfig); as MindSpore, only
+        the first call sets them, a later one warns and is ignored.
+
+        Raises:
+            TypeError: jit_config is not a JitConfig.
+        """
+        from ..common.jit_config import JitConfig
+        if not isinstance(jit_config, JitConfig):
+            raise TypeError(f"For 'Cell.set_jit_config', the argument 'jit_config' must be a "
+                            f"JitConfig, but got {type(jit_config).__name__}.")
+        if self.__dict__.get("_jit_config_dict"):
+            import warnings
+            warnings.warn("For Cell, jit config can only be set once, ignore this setting.",
+                          UserWarning, stacklevel=2)
+            return
+        object.__setattr__(self, "_jit_config_dict", jit_config.jit_config_dict)
+
+    @property
+    def jit_config_dict(self):
+        """The options set_jit_config kept (an empty dict if none)."""
+        return self.__dict__.get("_jit_config_dict") or {}
+
     def set_inputs(self, *inputs):
         """Describe the inputs (Tensors without data or TensorSpecs); None dims become
         unknown dims for every compilation of this Cell."""
