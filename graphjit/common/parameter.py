@@ -50,6 +50,28 @@ class Parameter(Tensor):
         self._data = _frozen(np.array(arr, dtype=self._data.dtype))
         return self
 
+    def assign_value(self, value):
+        """Replace the Parameter's data by value's and return self: as MindSpore's
+        (Tensor.assign_value), the Parameter takes value's dtype and shape too (a compiled
+        graph that reads it compiles again at its next run; set_data keeps the dtype).
+
+        Raises:
+            TypeError: value is not a Tensor.
+        """
+        if current_recorder() is not None:
+            raise UnsupportedSyntaxError(
+                f"Parameter.assign_value() of Parameter '{self.name}' inside a compiled "
+                f"function: it replaces the Parameter's data (and dtype) outside the graph",
+                hint="use ops.assign(param, value) (or `self.param = value`) in construct, "
+                     "or call assign_value outside")
+        if not isinstance(value, Tensor):
+            raise TypeError(f"For 'Parameter.assign_value', the argument 'value' must be a "
+                            f"Tensor, but got {type(value).__name__}.")
+        arr = value._need_data() if type(value) is not Parameter else value._data
+        self._data = _frozen(np.array(arr))
+        self._dtype = value.dtype
+        return self
+
     def value(self):
         """The Parameter's current value as a Tensor (in a graph: read when it runs)."""
         return _F().identity(self)

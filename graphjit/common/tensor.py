@@ -16,6 +16,7 @@ import numpy as np
 from ..autodiff import tape as _tape
 from ..ir import dtypes as dt
 from ..ir.dtypes import DType
+from ..ir.errors import UnsupportedSyntaxError
 from ..ir.types import TensorType, format_shape
 from . import eager_fast as _eager_fast
 from . import eager_reductions as _eager_reductions
@@ -494,6 +495,40 @@ class Tensor(TensorLike):
 
     def copy(self):
         return Tensor._wrap(np.array(self._need_data()))
+
+    def assign_value(self, value):
+        """Replace this tensor's data by value's, in place, and return self (MindSpore's
+        Tensor.assign_value): as MindSpore, the tensor takes value's dtype and shape too.
+        The data is copied, so later writes into either tensor (x[i] = v) leave the
+        other as it is. Eager tensors only: in a compiled construct tensors are values
+        (use ops.assign on a Parameter).
+
+        Raises:
+            TypeError: value is not a Tensor.
+            ValueError: value has no data (an input description).
+        """
+        if current_recorder() is not None:
+            raise UnsupportedSyntaxError(
+                "Tensor.assign_value() inside a compiled function: it replaces an eager "
+                "tensor's data in place, which a graph cannot do at each run",
+                hint="rebind the variable (x = value), or update a Parameter with "
+                     "ops.assign(param, value)")
+        if not isinstance(value, Tensor):
+            raise TypeError(f"For 'Tensor.assign_value', the argument 'value' must be a Tensor, "
+                            f"but got {type(value).__name__}.")
+        arr = value._need_data()
+        tape = _tape.current()
+        if tape is not None and (tape.tracks(self) or tape.tracks(value)):
+            # a gradient is being taken: self now holds a recorded copy of value (the
+            # values recorded before stay as they were), as __setitem__ does
+            new = _F().identity(value)
+            self._data, self._dtype, self._spec_shape = new._data, new._dtype, None
+            tape.rebind(self, new)
+            return self
+        self._data = np.array(arr)
+        self._dtype = value._dtype
+        self._spec_shape = None
+        return self
 
     def __str__(self) -> str:
         if self._data is None:

@@ -328,6 +328,13 @@ class GraphTensor(SymbolicTensor):
     def __getattr__(self, name):
         raise AttributeError(f"'Tensor' object has no attribute '{name}'")
 
+    def assign_value(self, value):
+        raise UnsupportedSyntaxError(
+            "Tensor.assign_value() on a tensor value inside a compiled function: it replaces "
+            "an eager tensor's data in place, and a compiled function's tensors are values",
+            hint="rebind the variable (x = value), or update a Parameter with "
+                 "ops.assign(param, value)")
+
     def asnumpy(self):
         raise UnsupportedSyntaxError("asnumpy() of a graph value inside a compiled function",
                                      hint="return the tensor and call asnumpy() outside")
