@@ -12,8 +12,9 @@ import numpy as np
 
 from .. import ops
 from ..ir import dtypes as dt
-from ..ir.errors import UnsupportedSyntaxError
+from ..ir.errors import GraphJitError, UnsupportedSyntaxError
 from ..nn import Cell
+from ..nn.hooks import REGISTRY as HOOKS, run_forward_hooks, run_pre_hooks
 from .._input_checks import _check_of as _layer_check, check_layer_input
 from ..ops._dispatch import apply, to_tensor
 from ..common.parameter import Parameter
@@ -369,6 +370,35 @@ _MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "sort", "re
              "__delitem__", "__iadd__"}
 
 
+def _call_cell(b, func, args, kwargs):
+    construct = type(func).construct
+    _check_layer(func, construct, args, kwargs)
+    if func.__dict__.get("requires_grad"):       # a gradient of it may follow
+        return record_primal(func, args, kwargs,
+                             lambda: b.build_call(construct, args, kwargs, self_obj=func))
+    return b.build_call(construct, args, kwargs, self_obj=func)
+
+
+def _call_hooked_cell(b, func, hooks, args, kwargs, node):
+    """A sub-Cell with forward hooks (nn.hooks): each hook is built into the graph as
+    any function construct calls, on graph values, around the Cell's construct."""
+    def hook_caller(kind):
+        def call_hook(fn, *a):
+            try:
+                return call(b, fn, list(a), {}, node)
+            except GraphJitError as e:      # name the hook and its Cell
+                raise e.with_context(
+                    detail=f"in the {kind} '{getattr(fn, '__name__', fn)}' registered on "
+                           f"Cell '{type(func).__name__}': in graph mode a sub-Cell's hooks "
+                           f"are built into the graph like the construct that calls it",
+                    hint="make the hook code graph mode can build, take it off before "
+                         "running in GRAPH_MODE (handle.remove()), or run in PYNATIVE_MODE")
+        return call_hook
+    args, kwargs = run_pre_hooks(func, hooks, args, kwargs, hook_caller("forward pre-hook"))
+    out = _call_cell(b, func, list(args), kwargs)
+    return run_forward_hooks(func, hooks, args, kwargs, out, hook_caller("forward hook"))
+
+
 def call(b, func, args, kwargs, node):
     """Call `func` from the function being built by `b`."""
     handler = BUILTINS.get(func) if _hashable(func) else None
@@ -392,12 +422,12 @@ def call(b, func, args, kwargs, node):
     if isinstance(func, LocalFunction):
         return func(*args, **kwargs)
     if isinstance(func, Cell):
-        construct = type(func).construct
-        _check_layer(func, construct, args, kwargs)
-        if func.__dict__.get("requires_grad"):       # a gradient of it may follow
-            return record_primal(func, args, kwargs,
-                                 lambda: b.build_call(construct, args, kwargs, self_obj=func))
-        return b.build_call(construct, args, kwargs, self_obj=func)
+        hooks = func.__dict__.get("_graphjit_hooks")
+        # the graph depends on the Cells' hooks: built again when one is added or removed
+        b.c.guard_attr(HOOKS, "version", HOOKS.version)
+        if hooks:
+            return _call_hooked_cell(b, func, hooks, args, kwargs, node)
+        return _call_cell(b, func, args, kwargs)
     owner = getattr(func, "__self__", None)
     if type(owner) is str and getattr(func, "__name__", "") == "format" and (
             has_runtime(args) or has_runtime(kwargs)):

@@ -10,6 +10,7 @@ when it runs: a training loop that updates them never recompiles.
 from __future__ import annotations
 
 import inspect
+import weakref
 import types
 from typing import Any, List
 
@@ -27,6 +28,7 @@ from ..common.tensor import TensorLike, TensorSpec, current_recorder
 from .grad_reuse import reuse_primal, take_primal
 from .templates import Out, TextOut, _param_name, _template
 from .state import Compiler
+from ..nn.hooks import REGISTRY as HOOKS
 from .values import DynamicList, GraphContext, GraphTensor, active
 
 __all__ = ["GradProgram", "build_grad_program", "call_grad_inline", "target_of"]
@@ -66,6 +68,33 @@ class _GradCall:
 
 def _call_gradient(self, *args, **kwargs):
     return self.gf(*args, **kwargs)
+
+
+class _Hooked:
+    """A Cell with forward hooks, differentiated: its call (hooks and construct) is
+    built as a construct's call of a sub-Cell is (calls._call_hooked_cell). One per
+    Cell (_HOOKED), holding it weakly, so that the graph's guards on it hold."""
+
+    def __init__(self, cell):
+        self._ref = weakref.ref(cell)
+
+    @property
+    def cell(self):
+        return self._ref()
+
+
+_HOOKED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _hooked(cell) -> _Hooked:
+    h = _HOOKED.get(cell)
+    if h is None:
+        h = _HOOKED[cell] = _Hooked(cell)
+    return h
+
+
+def _call_hooked(self, *args, **kwargs):
+    return self.cell(*args, **kwargs)
 
 
 class GradProgram:
@@ -126,6 +155,12 @@ def _build_grad_program(compiler, build, gf, args, kwargs, sens_types, leaf_type
         names = list(inspect.signature(fn).parameters)[1 if self_obj is not None else 0:]
     except (TypeError, ValueError):
         names = []
+    from ..nn import Cell
+    if isinstance(gf.fn, Cell):
+        # the Cell's forward hooks run around its construct (nn.hooks), as eagerly
+        compiler.guard_attr(HOOKS, "version", HOOKS.version)
+        if gf.fn.__dict__.get("_graphjit_hooks"):
+            fn, self_obj = _call_hooked, _hooked(gf.fn)
 
     def sub(x, path):
         if isinstance(x, (TensorLike, TensorSpec)):

@@ -15,6 +15,7 @@ from ..ir import dtypes as dt
 from ..ir.errors import GraphJitError
 from ..tracebacks import chain_around as _chain_around, user_facing as _user_facing
 from .._input_checks import _check_of as _layer_check, _BY_TYPE as _CHECK_OF
+from . import hooks as _hooks
 
 __all__ = ["Cell", "is_registered"]
 
@@ -148,6 +149,15 @@ class Cell:
         raise NotImplementedError(f"{type(self).__name__} must define construct(self, ...)")
 
     def __call__(self, *args, **kwargs):
+        hooks = self.__dict__.get("_graphjit_hooks")
+        if hooks:       # forward hooks run around the call, in either mode (nn.hooks)
+            if hooks.bypass:        # the call between the hooks (hooks.call_hooked)
+                hooks.bypass = False
+            else:
+                try:
+                    return _hooks.call_hooked(self, hooks, args, kwargs)
+                except Exception as e:   # raised from here: the one graphjit frame
+                    raise _user_facing(e)
         cls = type(self)
         if cls._force_jit or _context["mode"] == GRAPH_MODE:
             try:
@@ -289,6 +299,33 @@ class Cell:
         object.__setattr__(self, "_pipeline_stage", value)
 
     # -- MindSpore-compatible helpers -------------------------------------------------------
+    # -- forward hooks (nn.hooks) -------------------------------------------------------------
+    def register_forward_pre_hook(self, hook_fn, with_kwargs=False):
+        """Run `hook_fn(cell, args)` (with_kwargs: `hook_fn(cell, args, kwargs)`) before
+        construct at every call; it returns None or new args (with_kwargs: a tuple
+        (new_args, new_kwargs)). Runs in graph mode too (see graphjit.nn.hooks).
+
+        Returns:
+            A handle: handle.remove() takes the hook off.
+
+        Raises:
+            TypeError: hook_fn is not a Python function.
+        """
+        return _hooks.register(self, "pre", hook_fn, with_kwargs)
+
+    def register_forward_hook(self, hook_fn, with_kwargs=False):
+        """Run `hook_fn(cell, args, output)` (with_kwargs: `hook_fn(cell, args, kwargs,
+        output)`) after construct at every call; it returns None or a new output. Runs
+        in graph mode too (see graphjit.nn.hooks).
+
+        Returns:
+            A handle: handle.remove() takes the hook off.
+
+        Raises:
+            TypeError: hook_fn is not a Python function.
+        """
+        return _hooks.register(self, "forward", hook_fn, with_kwargs)
+
     def set_jit_config(self, jit_config):
         """Keep MindSpore compile options (a JitConfig) for this Cell. They change nothing
         in what graphjit compiles or computes (see graphjit.JitConfig); as MindSpore, only
