@@ -253,6 +253,14 @@ def compile_for_model(target, example_inputs, name=None):
     function for these example inputs (compiled_model.compile makes the CompiledModel;
     it runs the entry's plan)."""
     if isinstance(target, Cell):
+        if target.__dict__.get("_graphjit_hooks"):
+            raise UnsupportedSyntaxError(
+                f"Cell '{type(target).__name__}' has forward hooks (register_forward_pre_hook"
+                f" / register_forward_hook); a compiled model holds its construct only, and "
+                f"would run without them",
+                hint="take the hooks off first (handle.remove()), or wrap the Cell in "
+                     "another Cell whose construct calls it (a sub-Cell's hooks are built "
+                     "into the graph)")
         fn, self_obj, owner = type(target).construct, target, target
         specs = target._input_specs
         label = name or type(target).__name__

@@ -198,3 +198,24 @@ def test_gradients_see_hooks(mode, top):
     np.testing.assert_allclose(g1.asnumpy(), [22.0, 44.0])
     h.remove()
     np.testing.assert_allclose(ms.grad(net)(x).asnumpy(), [1.0, 2.0])
+
+
+class Holder(nn.Cell):
+    def __init__(self, cell):
+        super().__init__()
+        self.cell = cell
+
+    def construct(self, x):
+        return self.cell(x)
+
+
+def test_compiled_model_of_a_hooked_cell():
+    net = Scale()
+    h = net.register_forward_hook(double_out)
+    with pytest.raises(ms.UnsupportedSyntaxError, match="Cell 'Scale' has forward hooks"):
+        ms.compile(net, vec(1.0, 2.0))
+    model = ms.compile(Holder(net), vec(1.0, 2.0))     # a sub-Cell's hooks are built in
+    np.testing.assert_array_equal(model(vec(1.0, 2.0)).asnumpy(), [4.0, 8.0])
+    h.remove()
+    np.testing.assert_array_equal(ms.compile(net, vec(1.0, 2.0))(vec(1.0, 2.0)).asnumpy(),
+                                  [2.0, 4.0])
