@@ -34,6 +34,7 @@ _state = threading.local()
 # the thread's state (every eager operator asks)
 _recording = 0
 _recording_lock = threading.Lock()
+_CUSTOM = "<custom gradient>"      # record_custom's records: attrs is the backward
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
@@ -133,6 +134,17 @@ class Tape:
         self.records.append(_Record(op, attrs, in_slots, list(arrays),
                                     out_slots, [o._data for o in outputs], loc))
 
+    def record_custom(self, inputs: Sequence, outputs: Sequence, backward) -> None:
+        """Keep a record whose gradient is `backward(output_grads) -> input_grads`
+        (lists of numpy arrays or None, one per output / input): the boundary of a Cell
+        with backward hooks (nn.hooks). The outputs are new tensors (of slots of their
+        own); inputs that are not tracked get no gradient."""
+        in_slots = [self.slot_of.get(id(x)) for x in inputs]
+        out_slots = [self._new_slot(o) if o.dtype.is_differentiable else None
+                     for o in outputs]
+        self.records.append(_Record(_CUSTOM, backward, in_slots, [], out_slots,
+                                    [o._data for o in outputs], None))
+
     def rebind(self, tensor, new) -> None:
         """`tensor` now holds the value of `new` (after an in-place update)."""
         s = self.slot_of.get(id(new))
@@ -168,12 +180,15 @@ class Tape:
             gs = [None if s is None else adj.get(s) for s in rec.out_slots]
             if all(g is None for g in gs):
                 continue
-            opdef = get_op(rec.op)
-            if opdef.grad is None:
-                raise missing_gradient(rec.op, rec.loc)
-            n = EagerNode(b, rec.op, rec.attrs, rec.inputs, rec.outputs, gs,
-                          [s is not None for s in rec.in_slots])
-            grads = opdef.grad(b, n)
+            if rec.op is _CUSTOM:
+                grads = rec.attrs(gs)
+            else:
+                opdef = get_op(rec.op)
+                if opdef.grad is None:
+                    raise missing_gradient(rec.op, rec.loc)
+                n = EagerNode(b, rec.op, rec.attrs, rec.inputs, rec.outputs, gs,
+                              [s is not None for s in rec.in_slots])
+                grads = opdef.grad(b, n)
             for s, g in zip(rec.in_slots, grads):
                 if s is not None and g is not None:
                     add(s, g)

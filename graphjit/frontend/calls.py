@@ -14,7 +14,8 @@ from .. import ops
 from ..ir import dtypes as dt
 from ..ir.errors import GraphJitError, UnsupportedSyntaxError
 from ..nn import Cell
-from ..nn.hooks import REGISTRY as HOOKS, run_forward_hooks, run_pre_hooks
+from ..nn.hooks import REGISTRY as HOOKS, refuse_backward_hooks, run_forward_hooks, \
+    run_pre_hooks
 from .._input_checks import _check_of as _layer_check, check_layer_input
 from ..ops._dispatch import apply, to_tensor
 from ..common.parameter import Parameter
@@ -426,6 +427,7 @@ def call(b, func, args, kwargs, node):
         # the graph depends on the Cells' hooks: built again when one is added or removed
         b.c.guard_attr(HOOKS, "version", HOOKS.version)
         if hooks:
+            refuse_backward_hooks(func)
             return _call_hooked_cell(b, func, hooks, args, kwargs, node)
         return _call_cell(b, func, args, kwargs)
     owner = getattr(func, "__self__", None)

@@ -175,7 +175,8 @@ class Cell:
             check(self, args, kwargs)
         if d.get("_mixed_precision") is not None:
             return self._run_mixed_precision(args, kwargs)
-        if d.get("requires_grad") and _tape.current() is None:
+        if d.get("requires_grad") and _tape.current() is None and \
+                not d.get("_graphjit_hooks"):   # a recorded forward would skip the hooks
             return _record_forward(self, args, kwargs)
         if check is not None:
             try:
@@ -325,6 +326,21 @@ class Cell:
             TypeError: hook_fn is not a Python function.
         """
         return _hooks.register(self, "forward", hook_fn, with_kwargs)
+
+    def register_backward_hook(self, hook_fn):
+        """Run `hook_fn(cell, grad_input, grad_output)` when a PYNATIVE gradient goes
+        through this Cell: grad_input holds the gradients of its tensor inputs,
+        grad_output those of its outputs (tuples of Tensors); it returns None or new
+        grad_input. PYNATIVE_MODE only: a graph-mode gradient through the Cell is refused
+        when built (see graphjit.nn.hooks).
+
+        Returns:
+            A handle: handle.remove() takes the hook off.
+
+        Raises:
+            TypeError: hook_fn is not a Python function.
+        """
+        return _hooks.register(self, "backward", hook_fn, False)
 
     def set_jit_config(self, jit_config):
         """Keep MindSpore compile options (a JitConfig) for this Cell. They change nothing

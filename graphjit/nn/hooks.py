@@ -20,7 +20,12 @@ import itertools
 import types
 from collections import OrderedDict
 
-__all__ = ["HookHandle", "CellHooks", "REGISTRY", "register", "call_hooked", "run_pre_hooks",
+import numpy as np
+
+from ..autodiff import tape as _tape
+from ..common.tensor import Tensor
+
+__all__ = ["HookHandle", "CellHooks", "REGISTRY", "register", "call_hooked", "refuse_backward_hooks", "run_pre_hooks",
            "run_forward_hooks"]
 
 _ids = itertools.count(1)
@@ -58,24 +63,27 @@ class CellHooks:
     def __init__(self):
         self.pre = OrderedDict()
         self.forward = OrderedDict()
+        self.backward = OrderedDict()
         self.version = 0     # changes at each register or remove (compiled graphs guard it)
         # set by call_hooked for the Cell.__call__ it makes, which clears it at once (so
         # that a call of the Cell inside its construct runs the hooks again)
         self.bypass = False
 
     def __bool__(self):
-        return bool(self.pre or self.forward)
+        return bool(self.pre or self.forward or self.backward)
 
     def __deepcopy__(self, memo):     # a copied Cell keeps the same hooks, as a copy
         new = CellHooks()
         new.pre, new.forward = OrderedDict(self.pre), OrderedDict(self.forward)
+        new.backward = OrderedDict(self.backward)
         _changed(new)
         return new
 
 
 def register(cell, kind: str, hook_fn, with_kwargs) -> HookHandle:
     """Add hook_fn to cell's pre ('pre') or forward ('forward') hooks."""
-    what = "register_forward_pre_hook" if kind == "pre" else "register_forward_hook"
+    what = {"pre": "register_forward_pre_hook", "forward": "register_forward_hook",
+            "backward": "register_backward_hook"}[kind]
     if not isinstance(hook_fn, (types.FunctionType, types.MethodType)):
         raise TypeError(f"When using '{what}(hook_fn)', the type of 'hook_fn' must be python "
                         f"function, but got {type(hook_fn)}.")
@@ -86,7 +94,7 @@ def register(cell, kind: str, hook_fn, with_kwargs) -> HookHandle:
     if hooks is None:
         hooks = CellHooks()
         object.__setattr__(cell, "_graphjit_hooks", hooks)
-    table = hooks.pre if kind == "pre" else hooks.forward
+    table = getattr(hooks, kind)
     handle_id = next(_ids)
     table[handle_id] = (hook_fn, with_kwargs)
     _changed(hooks)
@@ -121,14 +129,99 @@ def run_pre_hooks(cell, hooks: CellHooks, args, kwargs, call=None):
 
 
 def call_hooked(cell, hooks: CellHooks, args, kwargs):
-    """Cell.__call__ with forward hooks: the pre-hooks, the call, the forward hooks."""
+    """Cell.__call__ with hooks: the pre-hooks, the call, the forward hooks; while a
+    PYNATIVE gradient is taken, the backward hooks at the Cell's boundary."""
     args, kwargs = run_pre_hooks(cell, hooks, args, kwargs)
+    tape = _tape.current() if hooks.backward else None
+    if tape is not None:
+        args, state = _input_boundary(cell, hooks, tape, args)
     hooks.bypass = True
     try:
         out = type(cell).__call__(cell, *args, **kwargs)
     finally:
         hooks.bypass = False
+    if tape is not None:
+        out = _output_boundary(tape, out, state)
     return run_forward_hooks(cell, hooks, args, kwargs, out)
+
+
+# -- backward hooks (PYNATIVE gradients only) -------------------------------------------------
+def refuse_backward_hooks(cell) -> None:
+    """Raise if cell has backward hooks: graph mode cannot run them."""
+    hooks = cell.__dict__.get("_graphjit_hooks")
+    if hooks is not None and hooks.backward:
+        from ..ir.errors import UnsupportedSyntaxError
+        names = ", ".join(f"'{getattr(f, '__name__', f)}'" for f, _ in hooks.backward.values())
+        raise UnsupportedSyntaxError(
+            f"Cell '{type(cell).__name__}' has backward hooks ({names}, "
+            f"register_backward_hook): they run only in PYNATIVE_MODE, and a graph built "
+            f"through this Cell would take gradients without them",
+            hint="run in PYNATIVE_MODE (ms.set_context(mode=ms.PYNATIVE_MODE)), or take "
+                 "the hooks off (handle.remove())")
+
+def _differentiable(x) -> bool:
+    return isinstance(x, Tensor) and x.has_data and x.dtype.is_differentiable
+
+
+def _copy(x):
+    return Tensor._wrap(np.array(x._data))
+
+
+def _grads_as_tensors(grads, like):
+    return tuple(Tensor._wrap(np.zeros_like(t._data) if g is None else g)
+                 for g, t in zip(grads, like))
+
+
+def _input_boundary(cell, hooks, tape, args):
+    """New tensors for the Cell's tensor arguments, whose gradient (grad_input) the
+    backward hooks see and may replace, with the gradient of the output (grad_output)."""
+    at = [i for i, a in enumerate(args) if _differentiable(a)]
+    inputs = [args[i] for i in at]
+    copies = [_copy(x) for x in inputs]
+    state = {"grad_output": ()}
+
+    def backward(grads):
+        grad_input = _grads_as_tensors(grads, copies)
+        for hook_fn, _ in list(hooks.backward.values()):
+            result = hook_fn(cell, grad_input, state["grad_output"])
+            if result is None:
+                continue
+            result = result if isinstance(result, (tuple, list)) else (result,)
+            if len(result) != len(grad_input) or not all(
+                    isinstance(r, Tensor) for r in result):
+                raise TypeError(
+                    f"backward hook '{getattr(hook_fn, '__name__', hook_fn)}' of "
+                    f"{type(cell).__name__} must return None or {len(grad_input)} "
+                    f"Tensor(s), one per tensor input of the Cell, got {result!r}")
+            grad_input = tuple(result)
+        return [g._data for g in grad_input]
+    if copies:
+        tape.record_custom(inputs, copies, backward)
+    args = list(args)
+    for i, c in zip(at, copies):
+        args[i] = c
+    return tuple(args), state
+
+
+def _output_boundary(tape, out, state):
+    """The Cell's output again, through a record that keeps its gradient (grad_output)
+    for the backward hooks."""
+    leaves = [out] if isinstance(out, Tensor) else         list(out) if isinstance(out, (tuple, list)) else []
+    at = [i for i, y in enumerate(leaves) if _differentiable(y) and tape.tracks(y)]
+    outputs = [leaves[i] for i in at]
+    copies = [_copy(y) for y in outputs]
+
+    def backward(grads):
+        state["grad_output"] = _grads_as_tensors(grads, copies)
+        return list(grads)
+    if not copies:
+        return out
+    tape.record_custom(outputs, copies, backward)
+    for i, c in zip(at, copies):
+        leaves[i] = c
+    if isinstance(out, Tensor):
+        return leaves[0]
+    return type(out)(leaves) if type(out) in (tuple, list) else tuple(leaves)
 
 
 def run_forward_hooks(cell, hooks: CellHooks, args, kwargs, output, call=None):

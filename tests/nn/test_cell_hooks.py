@@ -219,3 +219,13 @@ def test_compiled_model_of_a_hooked_cell():
     h.remove()
     np.testing.assert_array_equal(ms.compile(net, vec(1.0, 2.0))(vec(1.0, 2.0)).asnumpy(),
                                   [2.0, 4.0])
+
+
+def test_set_grad_forward_then_gradient_keeps_the_hook():
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    net = Lin()
+    net.set_grad()
+    net.register_forward_hook(square_out)
+    x = vec(3.0, 4.0)
+    np.testing.assert_allclose(net(x).asnumpy(), 121.0)
+    np.testing.assert_allclose(ms.grad(net)(x).asnumpy(), [22.0, 44.0])
