@@ -78,7 +78,13 @@ def raise_exception(b: FunctionBuilder, exc, cause, node):
     """Raise exc (from cause) now if this path is known while building, else build a
     Raise node and mark the path raised."""
     values = exc.args + (() if cause in (_NO_CAUSE, None) else cause.args)
-    known_path = active().parent is None
+    ctx = active()
+    known_path = ctx.parent is None
+    if known_path and not has_runtime(values) and ctx.graph.has_effects():
+        # the graph built so far does something when it runs (a Raise on a path chosen
+        # by tensor values, a check, a print, a state update): in eager mode that comes
+        # first, so this exception must wait for the run too, not be raised while building
+        known_path = False
     if known_path:
         if has_runtime(values):
             raise RaiseError(
