@@ -11,7 +11,7 @@ from ..common.tensor import Tensor, TensorSpec
 from .builder import build_function
 from .state import Compiler
 from .attributes import restore_attrs
-from .templates import Out, WithWrites, _param_name, _template
+from .templates import ArgRef, Out, WithWrites, _param_name, _template
 from .values import GraphContext, GraphTensor
 
 __all__ = ["Program", "Out", "build_program"]
@@ -72,8 +72,11 @@ def build_program(fn, self_obj, args, kwargs, tensors, arg_names, name, *, max_u
         finally:
             restore_attrs(compiler)     # `self.t = x` (x a tensor value) is set after runs
         results: list = []
-        template = _template(out, results, ctx, compiler.return_loc, compiler.external)
-        if compiler.arg_writes or compiler.attr_values:
+        passed = {id(obj): path for path, obj in _container_paths(gargs, gkwargs)}
+        template = _template(out, results, ctx, compiler.return_loc, compiler.external,
+                             passed)
+        refs = _has_ref(template)
+        if compiler.arg_writes or compiler.attr_values or refs:
             writes = []
             for path, obj in _container_paths(gargs, gkwargs):
                 if id(obj) in compiler.arg_writes:
@@ -81,7 +84,7 @@ def build_program(fn, self_obj, args, kwargs, tensors, arg_names, name, *, max_u
                     writes.append((path, _template(now, results, ctx, compiler.return_loc)))
             attrs = [(ref, attr, _template(v, results, ctx, compiler.return_loc))
                      for ref, attr, v in compiler.attr_values]
-            template = WithWrites(template, writes, attrs)
+            template = WithWrites(template, writes, attrs, refs)
         if ctx.token_param is not None:
             results.append(ctx.token)     # the last token: every update stays in the graph
         graph.set_results(results)
@@ -94,6 +97,16 @@ def build_program(fn, self_obj, args, kwargs, tensors, arg_names, name, *, max_u
     guards = [g for g in compiler.guards if not (g[2] == "param" and (g[0], g[1]) in bound)]
     return Program(graph, template, guards, compiler.records, compiler.warnings, slots,
                    compiler.attr_writes)
+
+
+def _has_ref(t) -> bool:
+    if type(t) is ArgRef:
+        return True
+    if type(t) in (list, tuple):
+        return any(_has_ref(v) for v in t)
+    if type(t) is dict:
+        return any(_has_ref(v) for v in t.values())
+    return False
 
 
 def _container_paths(gargs, gkwargs):

@@ -7,7 +7,7 @@ from ..ir.errors import UnsupportedSyntaxError
 from .strings import RuntimeString, encode
 from .values import DynamicList, GraphContext, GraphTensor, LocalFunction, Switch
 
-__all__ = ["Out", "TextOut", "Same", "WithWrites"]
+__all__ = ["Out", "TextOut", "Same", "WithWrites", "ArgRef"]
 
 
 class Out:
@@ -41,6 +41,18 @@ class Same:
         self.obj = obj
 
 
+class ArgRef:
+    """A list or dict the caller passed, returned as it is: each call hands back the
+    caller's own object at `path` (the argument's index or keyword, then the keys down
+    to it), after its writes, as eager Python returns that very object; `contents` the
+    template of what it holds."""
+
+    __slots__ = ("path", "contents")
+
+    def __init__(self, path, contents):
+        self.path, self.contents = path, contents
+
+
 class WithWrites:
     """The returned structure `main`, and the lists and dicts passed in that the program
     changed: (path, template of the final contents) each, the path an argument index
@@ -48,11 +60,13 @@ class WithWrites:
     container is given those contents (jit.cache.apply_writes), as eager Python
     changes it in place."""
 
-    __slots__ = ("main", "writes", "attrs")
+    __slots__ = ("main", "writes", "attrs", "refs")
 
-    def __init__(self, main, writes, attrs=()):
-        # attrs: (weakref to object, attribute, template) of `obj.attr = x` statements
+    def __init__(self, main, writes, attrs=(), refs=False):
+        # attrs: (weakref to object, attribute, template) of `obj.attr = x` statements;
+        # refs: main holds an ArgRef (the caller's object is put in its place)
         self.main, self.writes, self.attrs = main, writes, list(attrs)
+        self.refs = refs
 
 
 def _plain(x) -> bool:
@@ -66,9 +80,16 @@ def _plain(x) -> bool:
     return True
 
 
-def _template(x, results: list, ctx: GraphContext, loc=None, external=None):
+def _template(x, results: list, ctx: GraphContext, loc=None, external=None, passed=None):
+    """passed: id -> path of the lists and dicts the caller passed (returned as ArgRef)."""
     if external and type(x) in (list, dict, tuple) and id(x) in external and _plain(x):
         return Same(x)      # the program cannot change it (changing it is refused)
+    if passed and type(x) in (list, dict) and id(x) in passed:
+        if type(x) is dict:
+            inner = {k: _template(v, results, ctx, loc, external, passed) for k, v in x.items()}
+        else:
+            inner = [_template(v, results, ctx, loc, external, passed) for v in x]
+        return ArgRef(passed[id(x)], inner)
     if isinstance(x, GraphTensor):
         results.append(ctx.lift(x.value))
         return Out(len(results) - 1, x.weak, x.dtype.kind)
@@ -93,11 +114,11 @@ def _template(x, results: list, ctx: GraphContext, loc=None, external=None):
                            ctx.value_of(v))
         return TextOut(tree, first, [v.dtype for v in inputs])
     if isinstance(x, tuple):
-        return tuple(_template(v, results, ctx, loc, external) for v in x)
+        return tuple(_template(v, results, ctx, loc, external, passed) for v in x)
     if isinstance(x, list):
-        return [_template(v, results, ctx, loc, external) for v in x]
+        return [_template(v, results, ctx, loc, external, passed) for v in x]
     if isinstance(x, dict):
-        return {k: _template(v, results, ctx, loc, external) for k, v in x.items()}
+        return {k: _template(v, results, ctx, loc, external, passed) for k, v in x.items()}
     return x
 
 

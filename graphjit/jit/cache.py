@@ -15,7 +15,7 @@ import numpy as np
 from ..backend.executor import compile_graph
 from ..context import _context, get_context
 from ..frontend.program import Out, build_program
-from ..frontend.templates import Same, TextOut, WithWrites
+from ..frontend.templates import ArgRef, Same, TextOut, WithWrites
 from .bindings import StateBinding
 from .entry import MISS, make_call
 from ..ir.dtypes import as_dtype
@@ -334,10 +334,40 @@ _PY = {"b": bool, "i": int, "u": int, "f": float}
 class Filled:
     """A run's result and the contents its WithWrites gives the caller's containers."""
 
-    __slots__ = ("main", "writes", "attrs")
+    __slots__ = ("main", "writes", "attrs", "refs")
 
-    def __init__(self, main, writes, attrs=()):
-        self.main, self.writes, self.attrs = main, writes, attrs
+    def __init__(self, main, writes, attrs=(), refs=False):
+        self.main, self.writes, self.attrs, self.refs = main, writes, attrs, refs
+
+
+class _Caller:
+    """A filled ArgRef: the caller's container at `path` goes in its place
+    (apply_writes)."""
+
+    __slots__ = ("path",)
+
+    def __init__(self, path):
+        self.path = path
+
+
+def _arg_at(path, args, kwargs):
+    first = path[0]
+    obj = args[first] if isinstance(first, int) else kwargs[first]
+    for k in path[1:]:
+        obj = obj[k]
+    return obj
+
+
+def _put_callers(x, args, kwargs):
+    if type(x) is _Caller:
+        return _arg_at(x.path, args, kwargs)
+    if type(x) is tuple:
+        return tuple(_put_callers(v, args, kwargs) for v in x)
+    if type(x) is list:
+        return [_put_callers(v, args, kwargs) for v in x]
+    if type(x) is dict:
+        return {k: _put_callers(v, args, kwargs) for k, v in x.items()}
+    return x
 
 
 def apply_writes(out, args, kwargs):
@@ -346,10 +376,7 @@ def apply_writes(out, args, kwargs):
     if type(out) is not Filled:
         return out
     for path, contents in out.writes:
-        first = path[0]
-        obj = args[first] if isinstance(first, int) else kwargs[first]
-        for k in path[1:]:
-            obj = obj[k]
+        obj = _arg_at(path, args, kwargs)
         if type(obj) is dict:
             obj.clear()
             obj.update(contents)
@@ -359,13 +386,17 @@ def apply_writes(out, args, kwargs):
         obj = ref()
         if obj is not None:
             setattr(obj, attr, value)
+    if out.refs:        # the caller's own lists and dicts, returned as they are
+        return _put_callers(out.main, args, kwargs)
     return out.main
 
 
 def _fill(t, outs):
     if type(t) is WithWrites:
         return Filled(_fill(t.main, outs), [(p, _fill(c, outs)) for p, c in t.writes],
-                      [(ref, a, _fill(c, outs)) for ref, a, c in t.attrs])
+                      [(ref, a, _fill(c, outs)) for ref, a, c in t.attrs], t.refs)
+    if type(t) is ArgRef:
+        return _Caller(t.path)
     if isinstance(t, TextOut):      # a string made from tensor values, as eager made it
         return decode(t.tree, outs[t.first:t.first + len(t.dtypes)], t.dtypes)
     if isinstance(t, Out):

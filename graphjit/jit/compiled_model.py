@@ -560,9 +560,12 @@ def compile(net_or_function, *example_inputs, name: Optional[str] = None,
     except Exception as e:   # raised from here: the one graphjit frame users see
         raise user_facing(e)
     if type(entry.template) is WithWrites:
+        t = entry.template
+        what = ("changes a list or dict passed to it" if t.writes or t.attrs or not t.refs
+                else "returns a list or dict passed to it (the caller's own object)")
         raise user_facing(UnsupportedSyntaxError(
-            "the function changes a list or dict passed to it; a compiled model takes "
-            "tensors and returns its results without changing its inputs",
+            f"the function {what}; a compiled model takes tensors and returns new "
+            f"results without changing its inputs",
             hint="build a new list (or dict) inside and return it"))
     model = CompiledModel(graph, name=label, runner=runner, source=net_or_function,
                           plan=entry.plan, variables=variables)

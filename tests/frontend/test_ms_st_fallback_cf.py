@@ -80,3 +80,64 @@ def test_unconditional_raise_with_nothing_before_still_raises_while_building():
         raise ValueError("now")
 
     assert _raised(f, Tensor([1])) == (ValueError, "now")
+
+
+# test_graph_fallback_runtime_list_inplace.py::test_list_inplace_with_graph_input*: a list
+# (or dict) the caller passed, returned, is the caller's own object, as eager Python
+# returns it (it used to be a new list with the same contents).
+def _ident(x):
+    return x
+
+
+def _reverse_and_return(x):
+    x.reverse()
+    return x
+
+
+def _first_reversed(x):
+    y = x[0]
+    y.reverse()
+    return y
+
+
+def test_returned_argument_list_is_the_callers():
+    f = jit(_ident)
+    for _ in range(2):          # the second call hits the cache: a new list each time
+        x = [1, 2, 3, 4]
+        assert f(x) is x
+
+
+def test_returned_argument_inside_tuple_is_the_callers():
+    x = ([1, 2, 3, 4], 2, 3)
+    ret = jit(_ident)(x)
+    assert ret[0] is x[0] and ret == x
+
+
+def test_returned_argument_dict_is_the_callers():
+    d = {"a": Tensor([1.0]), "b": 2}
+    ret = jit(_ident)(d)
+    assert ret is d
+
+
+@pytest.mark.parametrize("fn, make, want", [
+    (_reverse_and_return, lambda: [1, 2, 3, 4], [4, 3, 2, 1]),
+    (_first_reversed, lambda: ([1, 2, 3, 4], 2, 3), [4, 3, 2, 1]),
+])
+def test_changed_argument_returned_is_the_callers(fn, make, want):
+    f = jit(fn)
+    for _ in range(2):
+        x, ref = make(), make()
+        out, eager = f(x), fn(ref)
+        assert out == eager == want
+        assert x == ref
+        assert out is (x if isinstance(x, list) else x[0])
+
+
+def test_returned_argument_list_with_tensors_is_the_callers():
+    @jit
+    def foo(x, t):
+        return x, t + 1
+
+    x = [Tensor([1.0]), 2]
+    out, y = foo(x, Tensor([1.0]))
+    assert out is x and float(y.asnumpy()[0]) == 2.0
