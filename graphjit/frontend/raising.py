@@ -80,7 +80,8 @@ def raise_exception(b: FunctionBuilder, exc, cause, node):
     values = exc.args + (() if cause in (_NO_CAUSE, None) else cause.args)
     ctx = active()
     known_path = ctx.parent is None
-    if known_path and not has_runtime(values) and ctx.graph.has_effects():
+    if (known_path and not has_runtime(values) and _rebuildable(exc, cause)
+            and ctx.graph.has_effects()):
         # the graph built so far does something when it runs (a Raise on a path chosen
         # by tensor values, a check, a print, a state update): in eager mode that comes
         # first, so this exception must wait for the run too, not be raised while building
@@ -104,6 +105,13 @@ def raise_exception(b: FunctionBuilder, exc, cause, node):
         attrs["cause"] = _spec(cause, inputs, b, node)
     GraphTensor._apply("Raise", tuple(inputs), attrs)
     mark_raised(b)
+
+
+def _rebuildable(exc, cause) -> bool:
+    """Whether a Raise node can raise exc (from cause) when the graph runs: built-in
+    exception classes only."""
+    return all(exception_class(type(e).__name__) is type(e)
+               for e in (exc, cause) if e not in (_NO_CAUSE, None))
 
 
 def _spec(exc, inputs, b, node):

@@ -141,3 +141,17 @@ def test_returned_argument_list_with_tensors_is_the_callers():
     x = [Tensor([1.0]), 2]
     out, y = foo(x, Tensor([1.0]))
     assert out is x and float(y.asnumpy()[0]) == 2.0
+
+
+class _MyError(Exception):
+    pass
+
+
+def test_raise_of_own_exception_class_after_print_still_raises_it(capsys):
+    """A class a Raise node cannot rebuild is raised while building, as before."""
+    @jit
+    def f(z):
+        print("before", z)
+        raise _MyError("mine")
+
+    assert _raised(f, Tensor([3])) == (_MyError, "mine")
