@@ -1,7 +1,9 @@
 """`raise` and `assert` in a compiled function.
 
 On a path known while the graph is built (no enclosing condition or loop depends on a
-tensor value) they raise then, as Python. On a path chosen by tensor values they
+tensor value) they raise then, as Python, unless the graph built so far has effects (a
+Raise on a tensor-chosen path, a print, a state update): eager mode does those first,
+so the exception waits for the run as a Raise node. On a path chosen by tensor values they
 become a Raise node in that path's branch or loop body: the exception, with its
 message formatted from the run's values, is raised when the graph runs and takes
 that path.
