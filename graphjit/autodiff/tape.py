@@ -137,7 +137,7 @@ class Tape:
     def record_custom(self, inputs: Sequence, outputs: Sequence, backward) -> None:
         """Keep a record whose gradient is `backward(output_grads) -> input_grads`
         (lists of numpy arrays or None, one per output / input): the boundary of a Cell
-        with backward hooks (nn.hooks). The outputs are new tensors (of slots of their
+        with backward hooks (common.cell_hooks). The outputs are new tensors (of slots of their
         own); inputs that are not tracked get no gradient."""
         in_slots = [self.slot_of.get(id(x)) for x in inputs]
         out_slots = [self._new_slot(o) if o.dtype.is_differentiable else None

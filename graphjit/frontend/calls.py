@@ -14,7 +14,7 @@ from .. import ops
 from ..ir import dtypes as dt
 from ..ir.errors import GraphJitError, UnsupportedSyntaxError
 from ..nn import Cell
-from ..nn.hooks import REGISTRY as HOOKS, refuse_backward_hooks, run_forward_hooks, \
+from ..common.cell_hooks import REGISTRY as HOOKS, refuse_backward_hooks, run_forward_hooks, \
     run_pre_hooks
 from .._input_checks import _check_of as _layer_check, check_layer_input
 from ..ops._dispatch import apply, to_tensor
@@ -381,7 +381,7 @@ def _call_cell(b, func, args, kwargs):
 
 
 def _call_hooked_cell(b, func, hooks, args, kwargs, node):
-    """A sub-Cell with forward hooks (nn.hooks): each hook is built into the graph as
+    """A sub-Cell with forward hooks (common.cell_hooks): each hook is built into the graph as
     any function construct calls, on graph values, around the Cell's construct."""
     def hook_caller(kind):
         def call_hook(fn, *a):

@@ -28,7 +28,7 @@ from ..common.tensor import TensorLike, TensorSpec, current_recorder
 from .grad_reuse import reuse_primal, take_primal
 from .templates import Out, TextOut, _param_name, _template
 from .state import Compiler
-from ..nn.hooks import REGISTRY as HOOKS, refuse_backward_hooks
+from ..common.cell_hooks import REGISTRY as HOOKS, refuse_backward_hooks
 from .values import DynamicList, GraphContext, GraphTensor, active
 
 __all__ = ["GradProgram", "build_grad_program", "call_grad_inline", "target_of"]
@@ -157,7 +157,7 @@ def _build_grad_program(compiler, build, gf, args, kwargs, sens_types, leaf_type
         names = []
     from ..nn import Cell
     if isinstance(gf.fn, Cell):
-        # the Cell's forward hooks run around its construct (nn.hooks), as eagerly
+        # the Cell's forward hooks run around its construct (common.cell_hooks), as eagerly
         compiler.guard_attr(HOOKS, "version", HOOKS.version)
         if gf.fn.__dict__.get("_graphjit_hooks"):
             refuse_backward_hooks(gf.fn)

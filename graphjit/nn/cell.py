@@ -15,7 +15,7 @@ from ..ir import dtypes as dt
 from ..ir.errors import GraphJitError
 from ..tracebacks import chain_around as _chain_around, user_facing as _user_facing
 from .._input_checks import _check_of as _layer_check, _BY_TYPE as _CHECK_OF
-from . import hooks as _hooks
+from ..common import cell_hooks as _hooks
 
 __all__ = ["Cell", "is_registered"]
 
@@ -150,7 +150,7 @@ class Cell:
 
     def __call__(self, *args, **kwargs):
         hooks = self.__dict__.get("_graphjit_hooks")
-        if hooks:       # forward hooks run around the call, in either mode (nn.hooks)
+        if hooks:       # forward hooks run around the call, in either mode (common.cell_hooks)
             if hooks.bypass:        # the call between the hooks (hooks.call_hooked)
                 hooks.bypass = False
             else:
@@ -300,11 +300,11 @@ class Cell:
         object.__setattr__(self, "_pipeline_stage", value)
 
     # -- MindSpore-compatible helpers -------------------------------------------------------
-    # -- forward hooks (nn.hooks) -------------------------------------------------------------
+    # -- forward hooks (common.cell_hooks) -------------------------------------------------------------
     def register_forward_pre_hook(self, hook_fn, with_kwargs=False):
         """Run `hook_fn(cell, args)` (with_kwargs: `hook_fn(cell, args, kwargs)`) before
         construct at every call; it returns None or new args (with_kwargs: a tuple
-        (new_args, new_kwargs)). Runs in graph mode too (see graphjit.nn.hooks).
+        (new_args, new_kwargs)). Runs in graph mode too (see graphjit.common.cell_hooks).
 
         Returns:
             A handle: handle.remove() takes the hook off.
@@ -317,7 +317,7 @@ class Cell:
     def register_forward_hook(self, hook_fn, with_kwargs=False):
         """Run `hook_fn(cell, args, output)` (with_kwargs: `hook_fn(cell, args, kwargs,
         output)`) after construct at every call; it returns None or a new output. Runs
-        in graph mode too (see graphjit.nn.hooks).
+        in graph mode too (see graphjit.common.cell_hooks).
 
         Returns:
             A handle: handle.remove() takes the hook off.
@@ -332,7 +332,7 @@ class Cell:
         through this Cell: grad_input holds the gradients of its tensor inputs,
         grad_output those of its outputs (tuples of Tensors); it returns None or new
         grad_input. PYNATIVE_MODE only: a graph-mode gradient through the Cell is refused
-        when built (see graphjit.nn.hooks).
+        when built (see graphjit.common.cell_hooks).
 
         Returns:
             A handle: handle.remove() takes the hook off.
