@@ -7,11 +7,19 @@ import threading
 
 import numpy as np
 
+from ..ir.dtypes import (bool_, float16, float32, float64, int8, int16, int32, int64,
+                         uint8)
 from ..ir.errors import UnsupportedSyntaxError
 from .eager_fast import keep_general
 from .tensor import Tensor, _F, current_recorder
 
 __all__ = ["Parameter", "ParameterTuple", "mutable"]
+
+# MindSpore's mstype.implicit_conversion_seq: set_data casts data of a lower rank to the
+# Parameter's dtype and refuses a higher one; mstype.int_type refuses a Python float
+_CONVERSION_RANK = {d: i for i, d in enumerate(
+    (bool_, int8, uint8, int16, int32, int64, float16, float32, float64))}
+_INT_TYPES = (int8, int16, int32, int64)
 
 
 def _frozen(arr) -> np.ndarray:
@@ -44,11 +52,49 @@ class Parameter(Tensor):
         self._lock = threading.Lock()
 
     def set_data(self, data, slice_shape=False):
-        """Give the Parameter new data (a copy, in its dtype). A compiled graph reads
-        it at its next run; a new shape compiles the graph again."""
-        arr = data.asnumpy() if isinstance(data, Tensor) else np.asarray(data)
+        """Give the Parameter new data, as MindSpore's Parameter.set_data: data is a
+        Tensor, int or float (a numpy array is refused); its shape must be the
+        Parameter's unless slice_shape; a dtype ranked lower (bool < int8 < uint8 <
+        int16 < int32 < int64 < float16 < float32 < float64) is cast to the Parameter's,
+        a higher one is refused. A compiled graph reads the new data at its next run.
+
+        Raises:
+            TypeError: data is not a Tensor, int or float; a float for an integer
+                Parameter; data's dtype cannot be converted implicitly.
+            ValueError: data's shape is not the Parameter's (and not slice_shape).
+        """
+        if not isinstance(data, (Tensor, int, float)):
+            raise TypeError(f"Parameter data must be [`Tensor`, `int`, `float`] or a kind of "
+                            f"`Tensor` (like `Tensor`). But with type {type(data)}.")
+        if isinstance(data, (int, float)):
+            if self.dtype in _INT_TYPES and isinstance(data, float):
+                self._raise_type_error(float32)
+            data = Tensor(data, self.dtype)
+        arr = data.asnumpy()
+        if tuple(self.shape) != tuple(arr.shape) and not slice_shape:
+            raise ValueError(f"Can not change the shape of Parameter which has been initialized."
+                             f" Current shape is {tuple(self.shape)}, and incoming is "
+                             f"{tuple(arr.shape)}.")
+        if self.dtype != data.dtype:
+            mine, theirs = _CONVERSION_RANK.get(self.dtype), _CONVERSION_RANK.get(data.dtype)
+            # MindSpore ranks only these dtypes (mstype.implicit_conversion_seq); graphjit
+            # refuses a conversion between dtypes it does not rank (uint16/32/64)
+            if mine is None or theirs is None or mine < theirs:
+                self._raise_type_error(data.dtype)
+        self._set_data_unchecked(arr)
+        return self
+
+    def _set_data_unchecked(self, arr):
+        """graphjit's own updates (checkpoint loading, parameter broadcast): a copy of
+        arr (a numpy array or Tensor) in the Parameter's dtype, any shape."""
+        arr = arr.asnumpy() if isinstance(arr, Tensor) else np.asarray(arr)
         self._data = _frozen(np.array(arr, dtype=self._data.dtype))
         return self
+
+    def _raise_type_error(self, incoming):
+        raise TypeError(f"Incoming Parameter dtype can not be converted to current dtype "
+                        f"implicitly. Current dtype is {self.dtype}, and incoming is {incoming}. "
+                        f"Use .set_dtype(xxx) to change the dtype.")
 
     def assign_value(self, value):
         """Replace the Parameter's data by value's and return self: as MindSpore's

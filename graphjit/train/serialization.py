@@ -176,17 +176,43 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
 
 
 def _update(p, name, v, strict_load):
+    """MindSpore's _update_param: the shapes must agree, except that a value with extra
+    trailing dimensions of size 1 is reshaped to the net's ((12, 2048, 1, 1) into
+    (12, 2048)); a value of another float (or signed int) width is converted unless
+    strict_load."""
     arr = v.asnumpy() if isinstance(v, Tensor) else np.asarray(v)
-    if arr.shape != tuple(p.shape):
-        raise RuntimeError(f"load_param_into_net: {name!r} has shape {tuple(p.shape)} in the "
-                           f"net but {arr.shape} in the parameter dict")
+    shape = tuple(p.shape)
+    if arr.shape != shape:
+        extra = arr.shape[len(shape):]
+        # MindSpore checks only the extra dimensions (and would reshape (3, 2, 1) into
+        # (2, 3)); graphjit also wants the leading ones equal: never a silent reshuffle
+        if arr.shape[:len(shape)] == shape and extra and all(d == 1 for d in extra):
+            arr = arr.reshape(shape)
+        else:
+            raise RuntimeError(
+                f"For 'load_param_into_net', {name} in the argument 'net' should have the same "
+                f"shape as {name} in the argument 'parameter_dict'. But got its shape {shape} in"
+                f" the argument 'net' and shape {arr.shape} in the argument 'parameter_dict'."
+                f"May you need to check whether the checkpoint you loaded is correct or the "
+                f"batch size and so on in the 'net' and 'parameter_dict' are same.")
     want = p.asnumpy().dtype
     if arr.dtype != want:
-        same_kind = arr.dtype.kind == want.kind or {arr.dtype.kind, want.kind} <= {"i", "u"}
+        same_kind = arr.dtype.kind == want.kind and want.kind in "fi"
         if strict_load or not same_kind:
-            raise RuntimeError(f"load_param_into_net: {name!r} is {want} in the net but "
-                               f"{arr.dtype} in the parameter dict")
-    p.set_data(arr)
+            raise RuntimeError(
+                f"For 'load_param_into_net', {name} in the argument 'net' should have the same "
+                f"type as {name} in the argument 'parameter_dict'. but got its type {p.dtype} in "
+                f"the argument 'net' and type {_dtype_name(arr.dtype)} in the argument "
+                f"'parameter_dict'.May you need to check whether the checkpoint you loaded is "
+                f"correct.")
+    p._set_data_unchecked(arr)
+
+
+def _dtype_name(np_dtype):
+    try:
+        return str(Tensor(np.zeros((), np_dtype)).dtype)
+    except (TypeError, ValueError):
+        return str(np_dtype)
 
 
 def load_param_into_net(net, parameter_dict, strict_load=False, remove_redundancy=False):

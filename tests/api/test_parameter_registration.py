@@ -162,7 +162,7 @@ def test_checkpoint_names_and_load(tmp_path):
     params = ms.load_checkpoint(str(tmp_path / "n.ckpt"))
     assert list(params) == NAMES
     fresh = Net()
-    fresh.blocks[1].ws[0].set_data(np.zeros(2, np.float32))
+    fresh.blocks[1].ws[0].set_data(Tensor(np.zeros(2, np.float32)))
     assert ms.load_param_into_net(fresh, params) == ([], [])
     np.testing.assert_array_equal(fresh.blocks[1].ws[0].asnumpy(), [1.0, 2.0])
 

@@ -141,7 +141,7 @@ def test_gradient_inside_construct_matches_pynative():
         for _ in range(3):                 # updates between calls: no stale constants
             loss, grads = step(x, ms.Tensor(2))
             for p, g in zip(net.trainable_params(), grads):
-                p.set_data(p.asnumpy() - 0.1 * g.asnumpy())
+                p.set_data(ms.Tensor(p.asnumpy() - 0.1 * g.asnumpy()))
             out.append(loss.asnumpy())
         res[mode] = out + [p.asnumpy() for p in net.trainable_params()]
     for a, b in zip(res[ms.PYNATIVE_MODE], res[ms.GRAPH_MODE]):
@@ -179,7 +179,7 @@ def test_graph_mode_compiles_once_and_reads_the_current_weights():
     gf = ms.grad(net, None, net.trainable_params())
     x = T([[0.1, 0.2], [0.3, -0.4]])
     first = gf(x)
-    net.w.set_data(net.w.asnumpy() * 2.0)
+    net.w.set_data(ms.Tensor(net.w.asnumpy() * 2.0))
     second = gf(x)
     entries = [e for e in net.compile_cache()]
     from graphjit.jit.cache import _CACHES

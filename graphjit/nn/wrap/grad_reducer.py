@@ -117,7 +117,7 @@ def broadcast_parameters(params: Sequence[Parameter], root: int = 0,
         start = 0
         for p in ps:
             n = int(np.prod(p.shape, dtype=np.int64))
-            p.set_data(flat[start:start + n].reshape(tuple(p.shape)).copy())
+            p._set_data_unchecked(flat[start:start + n].reshape(tuple(p.shape)).copy())
             start += n
 
 
