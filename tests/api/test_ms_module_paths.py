@@ -146,6 +146,7 @@ REEXPORTED = {
                             "adaptive_avg_pool2d adaptive_max_pool2d interpolate upsample conv1d "
                             "conv_transpose2d group_norm instance_norm relu sigmoid",
     "ops.function.math_func": "numel",    # numel = size (array_func), as graphjit always had
+    "common.tensor": "TensorLike",        # defined in common/tensor_like.py (file size)
 }
 
 
