@@ -62,7 +62,16 @@ class Parameter(Tensor):
             TypeError: data is not a Tensor, int or float; a float for an integer
                 Parameter; data's dtype cannot be converted implicitly.
             ValueError: data's shape is not the Parameter's (and not slice_shape).
+            UnsupportedSyntaxError: called inside a compiled function (MindSpore's
+                set_data is jit-forbidden too).
         """
+        if current_recorder() is not None:
+            raise UnsupportedSyntaxError(
+                f"Parameter.set_data() of Parameter '{self.name}' inside a compiled function: "
+                f"it replaces the Parameter's data outside the graph (MindSpore does not "
+                f"support set_data in construct or a @jit function either)",
+                hint="use ops.assign(param, value) (or `self.param = value`) in construct, "
+                     "or call set_data outside")
         if not isinstance(data, (Tensor, int, float)):
             raise TypeError(f"Parameter data must be [`Tensor`, `int`, `float`] or a kind of "
                             f"`Tensor` (like `Tensor`). But with type {type(data)}.")

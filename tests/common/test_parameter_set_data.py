@@ -154,3 +154,27 @@ def test_checkpoint_round_trip_still_loads(tmp_path):
     fresh = Dense()
     assert ms.load_param_into_net(fresh, ms.load_checkpoint(path)) == ([], [])
     np.testing.assert_array_equal(fresh.w.asnumpy(), net.w.asnumpy())
+
+
+class SetsData(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = Parameter(Tensor(np.ones(2, np.float32)), name="w")
+
+    def construct(self, x):
+        self.w.set_data(Tensor(np.array([5.0, 6.0], np.float32)))
+        return x * self.w
+
+
+def test_set_data_inside_a_compiled_construct_is_refused():
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        net = SetsData()
+        with pytest.raises(ms.UnsupportedSyntaxError, match="Parameter.set_data") as e:
+            net(Tensor(np.ones(2, np.float32)))
+        assert "ops.assign" in str(e.value)
+        np.testing.assert_array_equal(net.w.asnumpy(), [1.0, 1.0])     # left as it was
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    out = SetsData()(Tensor(np.ones(2, np.float32)))                   # eager: runs
+    np.testing.assert_array_equal(out.asnumpy(), [5.0, 6.0])
