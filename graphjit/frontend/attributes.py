@@ -99,6 +99,23 @@ def change_container(b: FunctionBuilder, obj, node, expr=None):
     if id(obj) in b.c.external:
         kind = "tensor" if isinstance(obj, Tensor) else type(obj).__name__
         name = ast.unparse(expr) if expr is not None else ""
+        if type(obj) in (list, dict) and b.c.ext_ok:
+            if active().parent is None and not b.c.grad_depth:
+                # changed on a path known while building: the build changes it (later
+                # reads see it), program.py gives it back its contents when the build
+                # ends and the run gives it the final contents, at every call
+                if id(obj) not in b.c.ext_writes:
+                    b.c.ext_writes[id(obj)] = (obj, dict(obj) if kind == "dict" else
+                                               list(obj))
+                return
+            raise UnsupportedSyntaxError(
+                f"changing {('`' + name + '`, ') if name else ''}a {kind} that outlives "
+                f"the call (an attribute, a global or a closure's), in a branch or loop "
+                f"that depends on a tensor value (or in a function being differentiated):"
+                f" eager Python would change it when that path runs",
+                loc=b.loc(node), names=(name,) if name else (),
+                hint=f"build a new local {kind} and return it, or run this in "
+                     f"PYNATIVE_MODE")
         raise UnsupportedSyntaxError(
             f"changing {('`' + name + '`, ') if name else ''}a {kind} that outlives the "
             f"call (an attribute or a global), inside a compiled function",

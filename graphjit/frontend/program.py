@@ -11,7 +11,7 @@ from ..common.tensor import Tensor, TensorSpec
 from .builder import build_function
 from .state import Compiler
 from .attributes import restore_attrs
-from .templates import ArgRef, Out, WithWrites, _param_name, _template
+from .templates import ArgRef, Out, WithWrites, _param_name, _template, contents_key
 from .values import GraphContext, GraphTensor
 
 __all__ = ["Program", "Out", "build_program"]
@@ -67,24 +67,32 @@ def build_program(fn, self_obj, args, kwargs, tensors, arg_names, name, *, max_u
         gkwargs = {k: _to_graph(v, k, tmap, graph) for k, v in kwargs.items()}
         for a in [*gargs, *gkwargs.values()]:
             compiler.note_passed_in(a)
+        compiler.ext_ok = True      # lists and dicts from outside may change (ext_writes)
         try:
-            out = build_function(compiler, fn, gargs, gkwargs, self_obj=self_obj)
+            try:
+                out = build_function(compiler, fn, gargs, gkwargs, self_obj=self_obj)
+            finally:
+                restore_attrs(compiler)     # `self.t = x` (a tensor value): set after runs
+            results: list = []
+            passed = {id(obj): path for path, obj in _container_paths(gargs, gkwargs)}
+            template = _template(out, results, ctx, compiler.return_loc, compiler.external,
+                                 passed, compiler.ext_writes)
+            refs = _has_ref(template)
+            if compiler.arg_writes or compiler.attr_values or refs or compiler.ext_writes:
+                writes = []
+                for path, obj in _container_paths(gargs, gkwargs):
+                    if id(obj) in compiler.arg_writes:
+                        now = dict(obj) if type(obj) is dict else list(obj)
+                        writes.append((path, _template(now, results, ctx,
+                                                       compiler.return_loc)))
+                attrs = [(ref, attr, _template(v, results, ctx, compiler.return_loc))
+                         for ref, attr, v in compiler.attr_values]
+                ext = [(obj, _template(dict(obj) if type(obj) is dict else list(obj),
+                                       results, ctx, compiler.return_loc))
+                       for obj, _ in compiler.ext_writes.values()]
+                template = WithWrites(template, writes, attrs, refs, ext)
         finally:
-            restore_attrs(compiler)     # `self.t = x` (x a tensor value) is set after runs
-        results: list = []
-        passed = {id(obj): path for path, obj in _container_paths(gargs, gkwargs)}
-        template = _template(out, results, ctx, compiler.return_loc, compiler.external,
-                             passed)
-        refs = _has_ref(template)
-        if compiler.arg_writes or compiler.attr_values or refs:
-            writes = []
-            for path, obj in _container_paths(gargs, gkwargs):
-                if id(obj) in compiler.arg_writes:
-                    now = dict(obj) if type(obj) is dict else list(obj)
-                    writes.append((path, _template(now, results, ctx, compiler.return_loc)))
-            attrs = [(ref, attr, _template(v, results, ctx, compiler.return_loc))
-                     for ref, attr, v in compiler.attr_values]
-            template = WithWrites(template, writes, attrs, refs)
+            _restore_ext(compiler)
         if ctx.token_param is not None:
             results.append(ctx.token)     # the last token: every update stays in the graph
         graph.set_results(results)
@@ -97,6 +105,20 @@ def build_program(fn, self_obj, args, kwargs, tensors, arg_names, name, *, max_u
     guards = [g for g in compiler.guards if not (g[2] == "param" and (g[0], g[1]) in bound)]
     return Program(graph, template, guards, compiler.records, compiler.warnings, slots,
                    compiler.attr_writes)
+
+
+def _restore_ext(compiler) -> None:
+    """The lists and dicts from outside the build changed get back their contents (the
+    run gives them their final contents, at every call, as eager Python changes them);
+    the graph is guarded by those contents (jit.cache: a "contents" guard)."""
+    for obj, before in compiler.ext_writes.values():
+        if type(obj) is dict:
+            obj.clear()
+            obj.update(before)
+        else:
+            obj[:] = before
+        compiler.guards.append(((lambda o: lambda: o)(obj), None, "contents",
+                                contents_key(obj)))
 
 
 def _has_ref(t) -> bool:

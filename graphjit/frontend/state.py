@@ -65,6 +65,11 @@ class Compiler:
         # branch that made it marks its own path as raised
         self.raised_call = False
         self.attr_writes: List[tuple] = []      # (weakref to object, attribute, value)
+        # lists and dicts from outside (globals, closures, attributes) the program
+        # changes: id -> (the object, its contents before the build); only a top-level
+        # build (program.build_program) sets ext_ok and gives them back after building
+        self.ext_writes: Dict[int, tuple] = {}
+        self.ext_ok = False
 
     def note_external(self, value):
         if type(value) in (list, dict, set, tuple) or isinstance(value, Tensor):

@@ -4,6 +4,7 @@ and the names graph parameters get from argument paths."""
 from __future__ import annotations
 
 from ..ir.errors import UnsupportedSyntaxError
+from ..common.tensor import Tensor
 from .strings import RuntimeString, encode
 from .values import DynamicList, GraphContext, GraphTensor, LocalFunction, Switch
 
@@ -60,13 +61,15 @@ class WithWrites:
     container is given those contents (jit.cache.apply_writes), as eager Python
     changes it in place."""
 
-    __slots__ = ("main", "writes", "attrs", "refs")
+    __slots__ = ("main", "writes", "attrs", "refs", "ext")
 
-    def __init__(self, main, writes, attrs=(), refs=False):
+    def __init__(self, main, writes, attrs=(), refs=False, ext=()):
         # attrs: (weakref to object, attribute, template) of `obj.attr = x` statements;
-        # refs: main holds an ArgRef (the caller's object is put in its place)
+        # refs: main holds an ArgRef (the caller's object is put in its place);
+        # ext: (list or dict from outside, template of its final contents) of those the
+        # program changes (a global's, a closure's, an attribute's)
         self.main, self.writes, self.attrs = main, writes, list(attrs)
-        self.refs = refs
+        self.refs, self.ext = refs, list(ext)
 
 
 def _plain(x) -> bool:
@@ -80,15 +83,17 @@ def _plain(x) -> bool:
     return True
 
 
-def _template(x, results: list, ctx: GraphContext, loc=None, external=None, passed=None):
-    """passed: id -> path of the lists and dicts the caller passed (returned as ArgRef)."""
-    if external and type(x) in (list, dict, tuple) and id(x) in external and _plain(x):
-        return Same(x)      # the program cannot change it (changing it is refused)
+def _template(x, results: list, ctx: GraphContext, loc=None, external=None, passed=None,
+              written=()):
+    """passed: id -> path of the lists and dicts the caller passed (returned as ArgRef);
+    written: ids of the lists and dicts from outside the program changes (returned
+    themselves, their contents set after each run)."""
+    if external and type(x) in (list, dict, tuple) and id(x) in external and (
+            _plain(x) or id(x) in written):
+        return Same(x)      # the program cannot change it, or its contents are set
     if passed and type(x) in (list, dict) and id(x) in passed:
-        if type(x) is dict:
-            inner = {k: _template(v, results, ctx, loc, external, passed) for k, v in x.items()}
-        else:
-            inner = [_template(v, results, ctx, loc, external, passed) for v in x]
+        sub = (lambda v: _template(v, results, ctx, loc, external, passed, written))
+        inner = {k: sub(v) for k, v in x.items()} if type(x) is dict else [sub(v) for v in x]
         return ArgRef(passed[id(x)], inner)
     if isinstance(x, GraphTensor):
         results.append(ctx.lift(x.value))
@@ -114,12 +119,27 @@ def _template(x, results: list, ctx: GraphContext, loc=None, external=None, pass
                            ctx.value_of(v))
         return TextOut(tree, first, [v.dtype for v in inputs])
     if isinstance(x, tuple):
-        return tuple(_template(v, results, ctx, loc, external, passed) for v in x)
+        return tuple(_template(v, results, ctx, loc, external, passed, written) for v in x)
     if isinstance(x, list):
-        return [_template(v, results, ctx, loc, external, passed) for v in x]
+        return [_template(v, results, ctx, loc, external, passed, written) for v in x]
     if isinstance(x, dict):
-        return {k: _template(v, results, ctx, loc, external, passed) for k, v in x.items()}
+        return {k: _template(v, results, ctx, loc, external, passed, written)
+                for k, v in x.items()}
     return x
+
+
+def contents_key(x):
+    """What a list or dict from outside holds, to compare at a later call (a graph built
+    from these contents is used only while they are the same): numbers, strings and
+    None by type and value, tensors by identity and data, other objects by identity."""
+    if type(x) in (list, tuple):
+        return (type(x).__name__, tuple(contents_key(v) for v in x))
+    if type(x) is dict:
+        return ("dict", tuple((contents_key(k), contents_key(v)) for k, v in x.items()))
+    if x is None or type(x) in (bool, int, float, str):
+        return (type(x).__name__, x)
+    data = getattr(x, "_data", None) if isinstance(x, Tensor) else None
+    return ("id", id(x), id(data))
 
 
 def _param_name(path: str) -> str:

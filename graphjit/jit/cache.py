@@ -15,7 +15,7 @@ import numpy as np
 from ..backend.executor import compile_graph
 from ..context import _context, get_context
 from ..frontend.program import Out, build_program
-from ..frontend.templates import ArgRef, Same, TextOut, WithWrites
+from ..frontend.templates import ArgRef, Same, TextOut, WithWrites, contents_key
 from .bindings import StateBinding
 from .entry import MISS, make_call
 from ..ir.dtypes import as_dtype
@@ -152,6 +152,10 @@ class CacheEntry:
             obj = ref()
             if obj is None:
                 return False
+            if kind == "contents":      # a list or dict from outside the program changes
+                if contents_key(obj) != value:
+                    return False
+                continue
             try:
                 cur = getattr(obj, attr)
             except AttributeError:
@@ -334,10 +338,11 @@ _PY = {"b": bool, "i": int, "u": int, "f": float}
 class Filled:
     """A run's result and the contents its WithWrites gives the caller's containers."""
 
-    __slots__ = ("main", "writes", "attrs", "refs")
+    __slots__ = ("main", "writes", "attrs", "refs", "ext")
 
-    def __init__(self, main, writes, attrs=(), refs=False):
+    def __init__(self, main, writes, attrs=(), refs=False, ext=()):
         self.main, self.writes, self.attrs, self.refs = main, writes, attrs, refs
+        self.ext = ext
 
 
 class _Caller:
@@ -382,6 +387,12 @@ def apply_writes(out, args, kwargs):
             obj.update(contents)
         else:
             obj[:] = contents
+    for obj, contents in out.ext:       # a global's, a closure's, an attribute's
+        if type(obj) is dict:
+            obj.clear()
+            obj.update(contents)
+        else:
+            obj[:] = contents
     for ref, attr, value in out.attrs:      # `self.t = x`: the run's value of x
         obj = ref()
         if obj is not None:
@@ -394,7 +405,8 @@ def apply_writes(out, args, kwargs):
 def _fill(t, outs):
     if type(t) is WithWrites:
         return Filled(_fill(t.main, outs), [(p, _fill(c, outs)) for p, c in t.writes],
-                      [(ref, a, _fill(c, outs)) for ref, a, c in t.attrs], t.refs)
+                      [(ref, a, _fill(c, outs)) for ref, a, c in t.attrs], t.refs,
+                      [(obj, _fill(c, outs)) for obj, c in t.ext])
     if type(t) is ArgRef:
         return _Caller(t.path)
     if isinstance(t, TextOut):      # a string made from tensor values, as eager made it
@@ -523,6 +535,11 @@ def _guard_reason(entries: List[CacheEntry]) -> str:
     for e in entries:
         for ref, attr, kind, value in e.guards:
             obj = ref()
+            if kind == "contents":
+                if contents_key(obj) != value:
+                    return (f"the {type(obj).__name__} the function changes (from outside "
+                            f"it) holds other items")
+                continue
             cur = getattr(obj, attr, "<missing>")
             if kind == "value" and (type(cur) is not type(value) or cur != value):
                 return f"attribute {type(obj).__name__}.{attr} changed: {value!r} -> {cur!r}"
@@ -561,6 +578,13 @@ def get_entry(owner, fn, self_obj, args, kwargs, specs, name) -> Tuple[CacheEntr
         else:
             reason = _diff_reason(cache.order, key, names + sorted(kwargs))
         entry = build_entry(fn, self_obj, args, kwargs, key, tensors, name, reason)
+        if any(g[2] == "contents" for g in entry.guards):
+            # graphs built for a list's earlier contents (each call changes it): dropped,
+            # or the cache would grow at every call
+            stale = {id(e) for e in candidates if any(g[2] == "contents" for g in e.guards)}
+            if stale:
+                cache.entries[key] = [e for e in candidates if id(e) not in stale]
+                cache.order[:] = [e for e in cache.order if id(e) not in stale]
         cache.entries.setdefault(key, []).append(entry)
         cache.order.append(entry)
         if get_context("warn_recompile") and len(cache.order) > 1:

@@ -561,7 +561,9 @@ def compile(net_or_function, *example_inputs, name: Optional[str] = None,
         raise user_facing(e)
     if type(entry.template) is WithWrites:
         t = entry.template
-        what = ("changes a list or dict passed to it" if t.writes or t.attrs or not t.refs
+        what = ("changes a list or dict from outside it (a global's, a closure's or an "
+                "attribute's)" if t.ext else
+                "changes a list or dict passed to it" if t.writes or t.attrs or not t.refs
                 else "returns a list or dict passed to it (the caller's own object)")
         raise user_facing(UnsupportedSyntaxError(
             f"the function {what}; a compiled model takes tensors and returns new "
