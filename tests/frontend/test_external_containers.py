@@ -275,3 +275,34 @@ def test_refused_in_a_tensor_loop():
     with pytest.raises(ms.UnsupportedSyntaxError, match="a dict that outlives the call"):
         f(Tensor([1.0]), Tensor(3))
     assert store == {}
+
+
+def test_contents_that_stop_changing_reuse_the_graph():
+    # after the second call the dict holds what the program writes: the third call runs
+    # the graph built for those contents (guard holds), still giving eager mode's answer
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.d = {}
+
+        def construct(self, x):
+            n = len(self.d)
+            self.d["mode"] = "train"
+            return x * (n + 1)
+
+    def make():
+        net = Net()
+        return net, net.d
+
+    steps = _three_calls(make, lambda f, i: f(Tensor([1.0])))
+    assert [s[0] for s in steps] == [("T", [1.0]), ("T", [2.0]), ("T", [2.0])]
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net = Net()
+    for _ in range(2):
+        net(Tensor([1.0]))
+    built = cache_of(net)
+    assert len(built) == 1
+    assert net(Tensor([1.0])).asnumpy().tolist() == [2.0]
+    assert [id(e) for e in cache_of(net)] == [id(e) for e in built]
+    assert net.d == {"mode": "train"}
+    ms.set_context(mode=ms.PYNATIVE_MODE)
