@@ -129,14 +129,29 @@ def test_graph_top_level_hooks_run_at_every_call():
     assert calls == [("pre", "Scale", 1), ("fwd", "Scale", (2,))] * 3
 
 
+def test_graph_sub_cell_hook_changing_a_global_list_runs_at_every_call():
+    ms.set_context(mode=ms.GRAPH_MODE)
+    calls.clear()
+    net = Outer()
+    net.inner.register_forward_hook(record_fwd)    # appends to a module-level list
+    for _ in range(3):
+        assert net(vec(1.0, 2.0)).asnumpy().tolist() == [4.0, 7.0]
+    assert calls == [("fwd", "Scale", (2,))] * 3      # as eager mode appends
+
+
+def record_fwd_if_positive(cell, args, output):
+    if output.sum() > 0:        # a tensor condition: graph mode cannot change calls here
+        calls.append(("fwd", type(cell).__name__, output.shape))
+
+
 def test_graph_sub_cell_hook_that_graph_mode_cannot_build_is_refused():
     ms.set_context(mode=ms.GRAPH_MODE)
     net = Outer()
-    net.inner.register_forward_hook(record_fwd)    # appends to a module-level list
+    net.inner.register_forward_hook(record_fwd_if_positive)
     with pytest.raises(ms.UnsupportedSyntaxError) as e:
         net(vec(1.0, 2.0))
     assert "calls.append" in str(e.value)
-    assert "forward hook 'record_fwd' registered on Cell 'Scale'" in str(e.value)
+    assert "forward hook 'record_fwd_if_positive' registered on Cell 'Scale'" in str(e.value)
 
 
 def test_register_type_errors():
