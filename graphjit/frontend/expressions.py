@@ -97,10 +97,14 @@ class ExpressionBuilder:
                     return v.read()
                 return v
             if name in b.closure:
-                return self.c.note_external(b.closure[name])
+                v = b.closure[name]
+                self.c.guard_contents(v)
+                return self.c.note_external(v)
             b = b.enclosing
         if name in self.globals:
-            return self.c.note_external(self.globals[name])
+            v = self.globals[name]
+            self.c.guard_global(self.globals, name, v)
+            return self.c.note_external(v)
         if hasattr(builtins, name):
             return getattr(builtins, name)
         import difflib

@@ -111,6 +111,11 @@ def _restore_ext(compiler) -> None:
     """The lists and dicts from outside the build changed get back their contents (the
     run gives them their final contents, at every call, as eager Python changes them);
     the graph is guarded by those contents (jit.cache: a "contents" guard)."""
+    changed = {id(obj) for obj, _ in compiler.ext_writes.values()}
+    if changed:     # read before the change: the contents guard below covers them
+        compiler.guards[:] = [g for g in compiler.guards if not (
+            (g[2] == "held" and g[3][0] in changed) or
+            (g[2] == "contents" and id(g[0]()) in changed))]
     for obj, before in compiler.ext_writes.values():
         if type(obj) is dict:
             obj.clear()

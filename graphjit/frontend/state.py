@@ -2,6 +2,7 @@
 and the Compiler (what one compilation collects: guards, records, warnings)."""
 from __future__ import annotations
 
+import sys
 import weakref
 from typing import Any, Dict, List
 
@@ -10,6 +11,7 @@ import numpy as np
 from ..nn import Cell
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
+from .templates import contents_key
 
 __all__ = ["Compiler", "RET", "RETVAL", "BRK", "CONT", "LEFT", "RAISED", "FLAGS",
            "bound_name"]
@@ -75,6 +77,29 @@ class Compiler:
         if type(value) in (list, dict, set, tuple) or isinstance(value, Tensor):
             self.external[id(value)] = value
         return value
+
+    def guard_global(self, names: dict, name: str, value) -> None:
+        """A module variable the graph folded (a number, string, tuple, list, dict or
+        tensor, not a module, function or class): guarded through its module as an
+        attribute, so rebinding it or changing its contents builds the graph again,
+        as eager mode would read the new value. Globals of code with no module (exec)
+        are not guarded."""
+        if not (value is None or type(value) in (bool, int, float, str, tuple, list, dict)
+                or isinstance(value, (Tensor, np.ndarray))):
+            return
+        module = sys.modules.get(names.get("__name__"))
+        if module is not None and getattr(module, "__dict__", None) is names:
+            self.guard_attr(module, name, value)
+
+    def guard_contents(self, value) -> None:
+        """A closure's list or dict the graph folded: built again when its contents
+        change (the cell's binding itself is the function's)."""
+        if type(value) in (list, dict) and id(value) not in self.ext_writes:
+            seen = (id(value), None, "contents", contents_key(value))
+            if seen not in self._guarded:
+                self._guarded.add(seen)
+                self.guards.append(((lambda o: lambda: o)(value), None, "contents",
+                                    seen[3]))
 
     def note_passed_in(self, value):
         """An argument's lists and dicts (stand-ins for the caller's): changing one
@@ -147,6 +172,10 @@ class Compiler:
                 kind, key = "tensor", (id(value), id(value._data))
         elif isinstance(value, np.ndarray):
             kind, key = "id", id(value)
+        elif type(value) in (list, dict, tuple):
+            # a list or dict (or a tuple holding one) the graph folded: the same object
+            # with the same contents, or the graph would answer from stale values
+            kind, key = "held", (id(value), contents_key(value))
         else:
             return
         seen = (id(obj), attr, kind, key)

@@ -175,6 +175,9 @@ class CacheEntry:
                         isinstance(p, Parameter) and p._dtype is t[0] and p._data.shape == t[1]
                         for p, t in zip(cur, value[1])):
                     return False
+            elif kind == "held":
+                if id(cur) != value[0] or contents_key(cur) != value[1]:
+                    return False
             elif kind == "cells":
                 if id(cur) != value[0] or _cell_ids(cur) != value[1]:
                     return False
@@ -543,6 +546,8 @@ def _guard_reason(entries: List[CacheEntry]) -> str:
             cur = getattr(obj, attr, "<missing>")
             if kind == "value" and (type(cur) is not type(value) or cur != value):
                 return f"attribute {type(obj).__name__}.{attr} changed: {value!r} -> {cur!r}"
+            if kind == "held" and (id(cur) != value[0] or contents_key(cur) != value[1]):
+                return f"the {type(cur).__name__} {type(obj).__name__}.{attr} holds other items"
             if kind == "tensor" and (id(cur) != value[0] or
                                      id(getattr(cur, "_data", None)) != value[1]):
                 return f"tensor attribute {type(obj).__name__}.{attr} got new data"
@@ -578,10 +583,11 @@ def get_entry(owner, fn, self_obj, args, kwargs, specs, name) -> Tuple[CacheEntr
         else:
             reason = _diff_reason(cache.order, key, names + sorted(kwargs))
         entry = build_entry(fn, self_obj, args, kwargs, key, tensors, name, reason)
-        if any(g[2] == "contents" for g in entry.guards):
+        if any(g[2] in ("contents", "held") for g in entry.guards):
             # graphs built for a list's earlier contents (each call changes it): dropped,
             # or the cache would grow at every call
-            stale = {id(e) for e in candidates if any(g[2] == "contents" for g in e.guards)}
+            stale = {id(e) for e in candidates
+                     if any(g[2] in ("contents", "held") for g in e.guards)}
             if stale:
                 cache.entries[key] = [e for e in candidates if id(e) not in stale]
                 cache.order[:] = [e for e in cache.order if id(e) not in stale]

@@ -46,6 +46,7 @@ import numpy as np
 from ..autodiff import tape as _tape
 from ..context import _context
 from ..frontend.program import Out
+from ..frontend.templates import contents_key
 from ..ir.dtypes import BY_NUMPY, from_numpy
 from ..ir.errors import GraphJitError
 from ..ir.fp_errors import FP_IGNORED, FP_STATE, ignore_fp_errors, restore_fp_errors
@@ -235,7 +236,7 @@ def make_guard_check(entry):
 def _guard_lines(entry, env) -> list:
     """The lines checking the entry's guards: each attribute the graph depends on is
     as it was (CacheEntry.guards_hold, written out for the common kinds)."""
-    if any(g[2] not in ("value", "tensor", "id", "param", "params", "cells")
+    if any(g[2] not in ("value", "tensor", "id", "param", "params", "cells", "held")
            for g in entry.guards):
         env["_guards_hold"] = entry.guards_hold     # Parameters, sub-Cells: the general check
         return ["    if not _guards_hold(state=False): return MISS"]
@@ -273,6 +274,10 @@ def _guard_lines(entry, env) -> list:
                       "    d = getattr(c, '__dict__', _nodict).get('_cells')",
                       f"    if (tuple([id(x) for x in d.values()]) if d else ()) != _g{j}b: "
                       f"return MISS"]
+        elif kind == "held":            # the same list or dict, with the same contents
+            env["_contents_key"] = contents_key
+            env[f"_g{j}a"], env[f"_g{j}b"] = value
+            lines.append(f"    if id(c) != _g{j}a or _contents_key(c) != _g{j}b: return MISS")
         elif kind == "tensor":
             env[f"_g{j}a"], env[f"_g{j}b"] = value
             lines.append(f"    if id(c) != _g{j}a or id(getattr(c, '_data', None)) != _g{j}b: "
