@@ -79,6 +79,23 @@ def assigned_names(stmts) -> List[str]:
     return _scan(stmts).assigned
 
 
+def rebound_names(stmts) -> set:
+    """Names the statements bind as names (what makes a name local in Python): not
+    the base of `x[i] = v` alone, which changes a global's or closure's container."""
+    found = set()
+    for st in stmts:
+        for node in ast.walk(st):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                found.add(node.id)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                found.add(node.name)
+            elif isinstance(node, ast.alias):
+                found.add((node.asname or node.name).split(".")[0])
+            elif isinstance(node, ast.ExceptHandler) and node.name:
+                found.add(node.name)
+    return found
+
+
 def target_names(target) -> List[str]:
     s = _Scan()
     s.visit(target)

@@ -153,8 +153,9 @@ def _loop_pass(b, node, kind, spec, names, st, appended, has_ret, outer) -> _Pas
     env.update(trees)
     for n, e in st.unjoinable.items():
         env[n] = Unjoinable(n, e)
+    rebound = analysis.rebound_names(node.body)
     for n in names:      # local to the function: not a global or closure name in the body
-        if n not in env and not n.startswith("<"):
+        if n not in env and not n.startswith("<") and n in rebound:
             env[n] = Unassigned(n)
     bound = {}
     for prm, s in zip(params, slots):

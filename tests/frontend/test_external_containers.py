@@ -277,6 +277,24 @@ def test_refused_in_a_tensor_loop():
     assert store == {}
 
 
+def test_setitem_refused_in_a_tensor_loop():
+    # `store[k] = v` does not make `store` local (Python binds no name): the change
+    # to the closure's dict is refused as such, not reported as an undefined name
+    store = {}
+
+    @jit
+    def f(x, n):
+        i = 0
+        while i < n:
+            store["k"] = x
+            i = i + 1
+        return x
+
+    with pytest.raises(ms.UnsupportedSyntaxError, match="a dict that outlives the call"):
+        f(Tensor([1.0]), Tensor(3))
+    assert store == {}
+
+
 def test_contents_that_stop_changing_reuse_the_graph():
     # after the second call the dict holds what the program writes: the third call runs
     # the graph built for those contents (guard holds), still giving eager mode's answer
