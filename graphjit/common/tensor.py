@@ -39,7 +39,7 @@ class Tensor(TensorLike):
     `Cell.set_inputs` (None or -1 dims are unknown; `shape=None` an unknown rank).
     """
 
-    __slots__ = ("_data", "_dtype", "_spec_shape", "__weakref__")
+    __slots__ = ("_data", "_dtype", "_spec_shape", "_writes", "__weakref__")
 
     # the operators that are one binary op, x[i] and the reductions: eager_fast.install,
     # below the class
@@ -214,6 +214,8 @@ class Tensor(TensorLike):
             key = tuple(np.asarray(k) if isinstance(k, TensorLike) else k for k in key)
         if not a.flags.writeable:
             a = self._data = a.copy()
+        # counted: a graph that folded this tensor's data is built again (its guard)
+        self._writes = getattr(self, "_writes", 0) + 1
         a[key] = np.asarray(value, dtype=a.dtype) if not isinstance(value, TensorLike) \
             else np.asarray(value).astype(a.dtype)
 

@@ -169,7 +169,7 @@ class Compiler:
             else:
                 # the graph holds this tensor's data as a constant: rebuild if either
                 # changes
-                kind, key = "tensor", (id(value), id(value._data))
+                kind, key = "tensor", (id(value), id(value._data), getattr(value, "_writes", 0))
         elif isinstance(value, np.ndarray):
             kind, key = "id", id(value)
         elif type(value) in (list, dict, tuple):

@@ -164,7 +164,8 @@ class CacheEntry:
                 if type(cur) is not type(value) or cur != value:
                     return False
             elif kind == "tensor":
-                if id(cur) != value[0] or id(getattr(cur, "_data", None)) != value[1]:
+                if id(cur) != value[0] or id(getattr(cur, "_data", None)) != value[1] or \
+                        getattr(cur, "_writes", 0) != value[2]:
                     return False
             elif kind == "param":
                 if not isinstance(cur, Parameter) or cur._dtype is not value[0] or \
@@ -549,7 +550,8 @@ def _guard_reason(entries: List[CacheEntry]) -> str:
             if kind == "held" and (id(cur) != value[0] or contents_key(cur) != value[1]):
                 return f"the {type(cur).__name__} {type(obj).__name__}.{attr} holds other items"
             if kind == "tensor" and (id(cur) != value[0] or
-                                     id(getattr(cur, "_data", None)) != value[1]):
+                                     id(getattr(cur, "_data", None)) != value[1] or
+                                     getattr(cur, "_writes", 0) != value[2]):
                 return f"tensor attribute {type(obj).__name__}.{attr} got new data"
             if kind == "param" and (not isinstance(cur, Parameter) or
                                     (cur._dtype, cur._data.shape) != value):

@@ -279,9 +279,9 @@ def _guard_lines(entry, env) -> list:
             env[f"_g{j}a"], env[f"_g{j}b"] = value
             lines.append(f"    if id(c) != _g{j}a or _contents_key(c) != _g{j}b: return MISS")
         elif kind == "tensor":
-            env[f"_g{j}a"], env[f"_g{j}b"] = value
-            lines.append(f"    if id(c) != _g{j}a or id(getattr(c, '_data', None)) != _g{j}b: "
-                         f"return MISS")
+            env[f"_g{j}a"], env[f"_g{j}b"], env[f"_g{j}c"] = value
+            lines.append(f"    if id(c) != _g{j}a or id(getattr(c, '_data', None)) != _g{j}b "
+                         f"or getattr(c, '_writes', 0) != _g{j}c: return MISS")
         else:
             env[f"_g{j}"] = value
             lines.append(f"    if id(c) != _g{j}: return MISS")

@@ -110,3 +110,38 @@ def test_a_list_changed_on_every_call_keeps_one_graph():
         net.scales[1] = float(i)
         _both(net, i + 1)
     assert len(cache_of(net)) == 1
+
+
+WEIGHT = ms.Tensor(np.ones((2, 2), np.float32))
+
+
+class UsesTensors(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = ms.Tensor(np.ones((2, 2), np.float32))
+
+    def construct(self, x):
+        return ops.matmul(x, self.w) + ops.matmul(x, WEIGHT)
+
+
+def test_tensors_written_in_place_are_read_again():
+    net = UsesTensors()
+    x = ms.Tensor(np.ones((1, 2), np.float32))
+
+    def both():
+        ms.set_context(mode=ms.GRAPH_MODE)
+        g = net(x).asnumpy()
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+        e = net(x).asnumpy()
+        ms.set_context(mode=ms.GRAPH_MODE)
+        np.testing.assert_array_equal(g, e)
+        return g.tolist()
+
+    try:
+        assert both() == [[4.0, 4.0]]
+        net.w[0, 0] = 5.0                    # the attribute's tensor, in place
+        assert both() == [[8.0, 4.0]]
+        WEIGHT[1, 1] = 3.0                   # a module variable's tensor, in place
+        assert both() == [[8.0, 6.0]]
+    finally:
+        WEIGHT[1, 1] = 1.0
