@@ -57,6 +57,23 @@ def install(cls) -> None:
     the general methods they replace, for Parameter)."""
     tl_sum, tl_mean, tl_max, tl_min = cls.sum, cls.mean, cls.max, cls.min
 
+    def run_reduced(hit, a):
+        """The Tensor of a reduction's kernel over array a, from its _REDUCED entry (kernel,
+        pure, result dtype or None), run as the entry says."""
+        kernel, pure, d = hit
+        if pure:
+            try:
+                out = _RUN_IGNORING(kernel, a)
+            except RuntimeError:      # the context is taken
+                out = guarded(kernel, a)
+        else:
+            out = guarded(kernel, a)
+        r = _new(cls)
+        r._data = out if type(out) is np.ndarray else (out := np.asarray(out))
+        r._dtype = d or _BY_NUMPY.get(out.dtype) or _from_numpy(out.dtype)
+        r._spec_shape = None
+        return r
+
     def sum(self, axis=None, dtype=None, keepdims=False, initial=None, out=None):
         if dtype is None and initial is None and out is None and (
                 axis is None or type(axis) is int) and (keepdims is True or keepdims is False):
@@ -64,19 +81,7 @@ def install(cls) -> None:
             if not _tape._recording and (a := self._data) is not None:
                 hit = _REDUCED.get(("ReduceSum", axis, keepdims, self._dtype, a.shape))
                 if hit is not None:
-                    kernel, pure, d = hit
-                    if pure:
-                        try:
-                            out = _RUN_IGNORING(kernel, a)
-                        except RuntimeError:      # the context is taken
-                            out = guarded(kernel, a)
-                    else:
-                        out = guarded(kernel, a)
-                    r = _new(cls)
-                    r._data = out if type(out) is np.ndarray else (out := np.asarray(out))
-                    r._dtype = d or _BY_NUMPY.get(out.dtype) or _from_numpy(out.dtype)
-                    r._spec_shape = None
-                    return r
+                    return run_reduced(hit, a)
             r = tl_sum(self, axis, None, keepdims)
             _remember_reduction("ReduceSum", self, axis, keepdims, r)
             return r
@@ -101,19 +106,7 @@ def install(cls) -> None:
                 if not _tape._recording and (a := self._data) is not None:    # as sum's
                     hit = _REDUCED.get((op, axis, keepdims, self._dtype, a.shape))
                     if hit is not None:
-                        kernel, pure, d = hit
-                        if pure:
-                            try:
-                                out = _RUN_IGNORING(kernel, a)
-                            except RuntimeError:  # the context is taken
-                                out = guarded(kernel, a)
-                        else:
-                            out = guarded(kernel, a)
-                        r = _new(cls)
-                        r._data = out if type(out) is np.ndarray else (out := np.asarray(out))
-                        r._dtype = d or _BY_NUMPY.get(out.dtype) or _from_numpy(out.dtype)
-                        r._spec_shape = None
-                        return r
+                        return run_reduced(hit, a)
                 r = general(self, axis, keepdims)
                 _remember_reduction(op, self, axis, keepdims, r)
                 return r
