@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 import graphjit as ms
+from graphjit import ops
 from graphjit.jit.api import JitFunction, compare_results
 
 
@@ -55,3 +56,16 @@ def assert_same(make, *args, **kwargs):
 
 def T(x, dtype=None):
     return ms.Tensor(np.asarray(x), dtype=dtype)
+
+
+def newton_sqrt(a):
+    """Newton's square root in a data-dependent while (bench W4's program)."""
+    x = a
+    it = 0
+    dmax = a.max()
+    while it < 100 and dmax >= 1e-10:
+        xn = 0.5 * (x + a / x)
+        dmax = ops.abs(xn - x).max()
+        x = xn
+        it = it + 1
+    return x

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import graphjit as ms
-from graphjit import ops
 from graphjit.jit.cache import cache_of
+from helpers import newton_sqrt
 
 
 @pytest.fixture(autouse=True)
@@ -38,18 +38,7 @@ def _python_int_step(src) -> bool:
 
 
 def test_a_counter_tested_by_the_loop_condition_is_a_python_int():
-    def newton(a):
-        x = a
-        it = 0
-        dmax = a.max()
-        while it < 100 and dmax >= 1e-10:
-            xn = 0.5 * (x + a / x)
-            dmax = ops.abs(xn - x).max()
-            x = xn
-            it = it + 1
-        return x
-
-    src = _run_both(newton, np.random.default_rng(0).uniform(1, 100, 32))
+    src = _run_both(newton_sqrt, np.random.default_rng(0).uniform(1, 100, 32))
     assert _python_int_step(src) and "int(" in src, src
 
 

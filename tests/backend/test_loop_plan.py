@@ -10,7 +10,7 @@ import pytest
 import graphjit as ms
 from graphjit import ops
 from graphjit.jit.cache import cache_of
-from helpers import run_jit_twice
+from helpers import run_jit_twice, newton_sqrt
 
 # the programs use max_unroll=2 on purpose, to get Loops; graphjit says so in a warning
 pytestmark = pytest.mark.filterwarnings("ignore:.*exceeds max_unroll:RuntimeWarning")
@@ -192,19 +192,8 @@ def test_products_that_escape_the_iteration_get_new_arrays():
 
 
 def test_newtons_difference_lives_in_one_buffer():
-    def newton(a):
-        x = a
-        it = 0
-        dmax = a.max()
-        while it < 100 and dmax >= 1e-10:
-            xn = 0.5 * (x + a / x)
-            dmax = ops.abs(xn - x).max()
-            x = xn
-            it = it + 1
-        return x
-
     a = RNG.uniform(1, 100, 64)
-    (x,), _, src = _run_both(newton, a)
+    (x,), _, src = _run_both(newton_sqrt, a)
     loop = _loop_text(src)
     assert re.search(r"_subtract\(\w+, \w+, buf\d+\)", loop), src
     assert np.allclose(x, np.sqrt(a))
