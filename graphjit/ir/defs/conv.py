@@ -18,7 +18,7 @@ from ..registry import REQUIRED, register_op
 from ..types import TensorType
 from .common import fail, promote
 
-__all__ = ["window_out", "window_pads"]
+__all__ = ["window_out", "window_pads", "im2col", "conv2d_nchw"]
 
 PAD_MODES = ("valid", "same", "pad")
 
@@ -147,21 +147,56 @@ def _conv_infer(ts, attrs):
     return TensorType(dtype, (x.shape[0], out_c, oh, ow))
 
 
-def conv2d_nchw(x, w, stride, dilation, pad_mode, pad, group):
-    """Cross-correlation of x (N, C, H, W) with w (O, C / group, kh, kw): one matrix
-    product over the im2col view of x per group."""
-    k = w.shape[2:]
-    win, _ = _windows(x, k, stride, dilation, pad_mode, pad, False, 0)   # N,C,oh,ow,kh,kw
-    if group == 1:
-        out = np.tensordot(win, w, axes=([1, 4, 5], [1, 2, 3]))           # N,oh,ow,O
-        return np.ascontiguousarray(np.moveaxis(out, -1, 1))
+def im2col(x, k, s, d, mode, p):
+    """The windows of x (N, C, H, W) as one contiguous (N, C, kh, kw, oh, ow) array (each
+    image's im2col matrix: rows C * kh * kw in a weight's order, a column per output
+    position), and the pads _windows used. A copy, but for a 1x1 window with stride 1 and
+    no padding, which is x itself."""
+    win, pads = _windows(x, k, s, d, mode, p, False, 0)               # N,C,oh,ow,kh,kw
+    # the copy runs along ow, contiguous in x when the stride is 1
+    return np.ascontiguousarray(win.transpose(0, 1, 4, 5, 2, 3)), pads
+
+
+DEPTHWISE_CHUNK = 1 << 18        # elements of the running sum of a depthwise convolution
+
+
+def _depthwise(x, w, k, s, d, mode, p):
+    """Conv2D with one input channel per group and one output channel per input channel:
+    the kh * kw products of each window element with its weight, summed tap by tap in
+    row-major order, a few images at a time (so that the running sum stays in cache)."""
+    win, _ = _windows(x, k, s, d, mode, p, False, 0)                  # N,C,oh,ow,kh,kw
     n, c, oh, ow = win.shape[:4]
-    cg, og = c // group, w.shape[0] // group
-    if cg == 1 and og == 1:                                                # depthwise
-        return np.einsum("nchwij,cij->nchw", win, w[:, 0])
-    outs = [np.tensordot(win[:, g * cg:(g + 1) * cg], w[g * og:(g + 1) * og],
-                         axes=([1, 4, 5], [1, 2, 3])) for g in range(group)]
-    return np.ascontiguousarray(np.moveaxis(np.concatenate(outs, axis=-1), -1, 1))
+    out = np.empty((n, c, oh, ow), dtype=np.result_type(x, w))
+    taps = [(i, j, w[:, 0, i, j, None, None]) for i in range(k[0]) for j in range(k[1])]
+    step = max(1, DEPTHWISE_CHUNK // max(1, c * oh * ow))
+    tmp = np.empty((min(step, n), c, oh, ow), dtype=out.dtype)
+    for b in range(0, n, step):
+        o, t = out[b:b + step], tmp[:min(step, n - b)]
+        for m, (i, j, wij) in enumerate(taps):
+            if m == 0:
+                np.multiply(win[b:b + step, ..., i, j], wij, out=o)
+            else:
+                np.multiply(win[b:b + step, ..., i, j], wij, out=t)
+                np.add(o, t, out=o)
+    return out
+
+
+def conv2d_nchw(x, w, stride, dilation, pad_mode, pad, group):
+    """Cross-correlation of x (N, C, H, W) with w (O, C / group, kh, kw), written straight
+    into NCHW: per image (and group) one matrix product of the weight (O, C * kh * kw)
+    with the image's im2col matrix (C * kh * kw, oh * ow); a depthwise convolution sums
+    its kh * kw weighted taps instead."""
+    o, cg, kh, kw = w.shape
+    if group > 1 and cg == 1 and o == group:
+        return _depthwise(x, w, (kh, kw), stride, dilation, pad_mode, pad)
+    cols, _ = im2col(x, (kh, kw), stride, dilation, pad_mode, pad)
+    n, c, _, _, oh, ow = cols.shape
+    if group == 1:
+        out = np.matmul(w.reshape(o, c * kh * kw), cols.reshape(n, c * kh * kw, oh * ow))
+    else:
+        out = np.matmul(w.reshape(group, o // group, cg * kh * kw),
+                        cols.reshape(n, group, cg * kh * kw, oh * ow))
+    return out.reshape(n, o, oh, ow)
 
 
 def _conv_factory(in_types, out_types, attrs):
@@ -216,6 +251,22 @@ def _lowest(dtype):
     return -np.inf if np.issubdtype(dtype, np.floating) else np.iinfo(dtype).min
 
 
+def _window_reduce(ufunc, win):
+    """ufunc (np.maximum, np.add) folded over each window of win (..., oh, ow, kh, kw),
+    tap by tap in row-major order: kh * kw passes over the output, where numpy's
+    reduction over the two short strided axes is 10-30x slower; small outputs (a global
+    pooling) take the reduction itself."""
+    kh, kw = win.shape[-2:]
+    if win[..., 0, 0].size < 2048 or kh * kw == 1:
+        return ufunc.reduce(win, axis=(-2, -1))
+    out = np.array(win[..., 0, 0])
+    for i in range(kh):
+        for j in range(kw):
+            if i or j:
+                ufunc(out, win[..., i, j], out=out)
+    return out
+
+
 def _max_pool_factory(in_types, out_types, attrs):
     k, s, d = tuple(attrs["kernel_size"]), tuple(attrs["strides"]), tuple(attrs["dilation"])
     p, mode, ceil = tuple(attrs["pad"]), attrs["pad_mode"], attrs["ceil_mode"]
@@ -225,7 +276,7 @@ def _max_pool_factory(in_types, out_types, attrs):
         x = np.asarray(x)
         win, pads = _windows(x, k, s, d, mode, p, ceil, _lowest(x.dtype))
         if not indices:
-            return win.max(axis=(-2, -1))
+            return _window_reduce(np.maximum, win)
         flat = win.reshape(win.shape[:-2] + (k[0] * k[1],))
         arg = flat.argmax(axis=-1)
         out = np.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
@@ -247,7 +298,7 @@ def _avg_pool_factory(in_types, out_types, attrs):
     def kern(x):
         x = np.asarray(x, dtype=work)
         win, pads = _windows(x, k, s, one, mode, p, ceil, 0)
-        total = win.sum(axis=(-2, -1))
+        total = _window_reduce(np.add, win)
         if divisor:
             return (total / divisor).astype(odt, copy=False)
         t, b, ob, lft, r, orr = pads

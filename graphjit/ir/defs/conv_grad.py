@@ -10,7 +10,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from ..registry import NOT_DIFFERENTIABLE, register_op, set_grad
 from ..types import TensorType
-from .conv import _POOL_ATTRS, _windows
+from .conv import _POOL_ATTRS, _windows, im2col
 
 __all__ = ["scatter_windows"]
 
@@ -41,24 +41,28 @@ def _conv_attrs(attrs):
 
 
 def _conv_grads(g, x, w, attrs, want_x, want_w):
+    """Conv2D's adjoints through the im2col matrices of the forward kernel (conv.py): per
+    image and group, the weight's is g (og, oh * ow) times the matrix transposed, summed
+    over the images; the input's is the weight transposed times g, scattered back from
+    the windows it was read from."""
     s, d, mode, p, group = _conv_attrs(attrs)
     work = _work(g.dtype)
     g, x, w = (np.asarray(a, dtype=work) for a in (g, x, w))
-    k = w.shape[2:]
-    win, pads = _windows(x, k, s, d, mode, p, False, 0)          # N,C,oh,ow,kh,kw
-    c, o = x.shape[1], w.shape[0]
-    cg, og = c // group, o // group
-    dx = np.zeros(win.shape, dtype=work) if want_x else None
-    dw = np.zeros(w.shape, dtype=work) if want_w else None
-    for gi in range(group):
-        xs, os_ = slice(gi * cg, (gi + 1) * cg), slice(gi * og, (gi + 1) * og)
-        gg = g[:, os_]                                             # N,og,oh,ow
-        if want_w:
-            dw[os_] = np.tensordot(gg, win[:, xs], axes=([0, 2, 3], [0, 2, 3]))
-        if want_x:
-            dx[:, xs] = np.einsum("nohw,ocij->nchwij", gg, w[os_])
+    o, cg, kh, kw = w.shape
+    k = (kh, kw)
+    n, c = x.shape[:2]
+    oh, ow = g.shape[-2:]
+    gg = g.reshape(n, group, o // group, oh * ow)
+    dx = dw = None
+    if want_w:
+        cols, _ = im2col(x, k, s, d, mode, p)                       # N,C,kh,kw,oh,ow
+        cols = cols.reshape(n, group, cg * kh * kw, oh * ow)
+        dw = np.matmul(gg, cols.transpose(0, 1, 3, 2)).sum(axis=0).reshape(w.shape)
     if want_x:
-        dx = scatter_windows(dx, x.shape, k, s, d, pads)
+        _, pads = _windows(x, k, s, d, mode, p, False, 0)
+        dcols = np.matmul(w.reshape(group, o // group, cg * kh * kw).transpose(0, 2, 1), gg)
+        dwin = dcols.reshape(n, c, kh, kw, oh, ow).transpose(0, 1, 4, 5, 2, 3)
+        dx = scatter_windows(dwin, x.shape, k, s, d, pads)
     return dx, dw
 
 
