@@ -116,3 +116,41 @@ def test_pooling_tap_by_tap_equals_numpys_window_reduction(kh, kw, s, big, nans)
     np.testing.assert_array_equal(got, win.max(axis=(-2, -1)))        # NaN where numpy's
     np.testing.assert_allclose(conv_defs._window_reduce(np.add, win),
                                win.sum(axis=(-2, -1)), rtol=1e-5, atol=1e-5)
+
+
+def argmax_pool_grad(x, g, k, s, pad):
+    """MaxPool's adjoint from its definition: each window's g goes to the first maximum
+    (np.argmax over the window in row-major order, padding included, NaN first)."""
+    floating = np.issubdtype(x.dtype, np.floating)
+    lowest = -np.inf if floating else np.iinfo(x.dtype).min
+    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)), constant_values=lowest)
+    win = sliding_window_view(xp, k, axis=(2, 3))[:, :, ::s, ::s]
+    out = np.zeros(xp.shape, g.dtype)
+    n, c, oh, ow = win.shape[:4]
+    for idx in np.ndindex(n, c, oh, ow):
+        a = int(np.argmax(win[idx].reshape(-1)))
+        out[idx[0], idx[1], idx[2] * s + a // k[1], idx[3] * s + a % k[1]] += g[idx]
+    return out[:, :, pad:pad + x.shape[2], pad:pad + x.shape[3]]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 3), st.integers(1, 3), st.integers(1, 2), st.integers(0, 1),
+       st.sampled_from([np.float32, np.float64, np.int32]), st.booleans(), st.integers(0, 99))
+def test_max_pool_grad_routes_g_to_the_first_maximum(kh, kw, s, pad, dtype, special, seed):
+    from graphjit.ir.defs.conv_grad import _max_pool_grad
+    pad = min(pad, kh // 2, kw // 2)
+    rng = np.random.default_rng(seed)
+    x = rng.integers(-2, 3, (2, 2, 6, 7)).astype(dtype)        # many ties
+    if special and dtype != np.int32:
+        x[0, 0, 1, 2], x[1, 1, 3, 3], x[0, 1, 4, 4] = np.nan, -np.inf, np.inf
+    attrs = {"kernel_size": (kh, kw), "strides": (s, s), "pad_mode": "pad",
+             "pad": (pad,) * 4, "ceil_mode": False, "dilation": (1, 1)}
+    oh, ow = (6 + 2 * pad - kh) // s + 1, (7 + 2 * pad - kw) // s + 1
+    g = rng.standard_normal((2, 2, oh, ow)).astype(np.float32)
+    if special:
+        g[0, 0, 0, 0] = np.nan                     # reaches only its own maximum
+    got = _max_pool_grad(x, g, **attrs)
+    # overlapping windows add in another order: equal up to float32 rounding, NaN where
+    # the definition has it
+    np.testing.assert_allclose(got, argmax_pool_grad(x, g, (kh, kw), s, pad), rtol=1e-6,
+                               atol=1e-6)

@@ -10,7 +10,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from ..registry import NOT_DIFFERENTIABLE, register_op, set_grad
 from ..types import TensorType
-from .conv import _POOL_ATTRS, _windows, im2col
+from .conv import _POOL_ATTRS, _window_reduce, _windows, im2col
 
 __all__ = ["scatter_windows"]
 
@@ -114,15 +114,33 @@ def _pool_window(attrs):
 
 
 def _max_pool_grad(x, g, **attrs):
+    """g routed to the first maximum of each window (row-major, a NaN before any number,
+    as argmax), tap by tap: each tap takes the windows whose maximum it is and that no
+    earlier tap took, and adds their g at the positions it read."""
     k, s, d, mode, p, ceil = _pool_window(attrs)
-    x = np.asarray(x)
-    lowest = -np.inf if np.issubdtype(x.dtype, np.floating) else np.iinfo(x.dtype).min
+    x, g = np.asarray(x), np.asarray(g)
+    floating = np.issubdtype(x.dtype, np.floating)
+    lowest = -np.inf if floating else np.iinfo(x.dtype).min
     win, pads = _windows(x, k, s, d, mode, p, ceil, lowest)
-    flat = win.reshape(win.shape[:-2] + (k[0] * k[1],))
-    arg = flat.argmax(axis=-1)                                   # the first maximum
-    one_hot = (np.arange(k[0] * k[1]) == arg[..., None])
-    dwin = (one_hot * np.asarray(g)[..., None]).reshape(win.shape)
-    return scatter_windows(dwin.astype(np.asarray(g).dtype), x.shape, k, s, d, pads)
+    t, b, ob, lft, r, orr = pads
+    h, w = x.shape[-2], x.shape[-1]
+    out = np.zeros(tuple(x.shape[:-2]) + (t + h + b + ob, lft + w + r + orr), dtype=g.dtype)
+    oh, ow = win.shape[-4], win.shape[-3]
+    top = _window_reduce(np.maximum, win)                   # NaN where a window holds one
+    taken = np.zeros(top.shape, dtype=bool)
+    zero = g.dtype.type(0)
+    for i in range(k[0]):
+        for j in range(k[1]):
+            v = win[..., i, j]
+            hit = v == top
+            if floating:
+                hit |= v != v
+            hit &= ~taken
+            taken |= hit
+            r0, c0 = i * d[0], j * d[1]
+            out[..., r0:r0 + s[0] * (oh - 1) + 1:s[0], c0:c0 + s[1] * (ow - 1) + 1:s[1]] += \
+                np.where(hit, g, zero)
+    return out[..., t:t + h, lft:lft + w]
 
 
 def _avg_pool_grad(g, x, **attrs):

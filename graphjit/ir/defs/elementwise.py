@@ -243,7 +243,26 @@ def _cast_factory(in_types, out_types, attrs):
     odt = out_types[0].dtype.np
     if in_types[0].dtype.np == odt:
         return lambda x: x
-    return lambda x: np.asarray(x).astype(odt)
+
+    def cast(x):
+        # a 0-d result is a numpy scalar, as numpy's own kernels give one (the plans'
+        # convention): a loop's condition then compares at a scalar's cost
+        a = np.asarray(x).astype(odt)
+        return a[()] if a.ndim == 0 else a
+
+    if in_types[0].dtype.np.kind in "iu" and odt.kind in "iu":
+        lo, hi, scalar = int(np.iinfo(odt).min), int(np.iinfo(odt).max), odt.type
+
+        def cast_int(x):
+            # an integer scalar that fits: its value (a loop counter against an int32
+            # bound), at half the cost of the array cast; else C's wrap-around as above
+            if type(x) is not np.ndarray:
+                v = int(x)
+                if lo <= v <= hi:
+                    return scalar(v)
+            return cast(x)
+        return cast_int
+    return cast
 
 
 register_op("Cast", ("x",), {"dtype": dt.float32}, infer=_cast_infer,
