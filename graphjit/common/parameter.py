@@ -93,6 +93,11 @@ class Parameter(Tensor):
         self._set_data_unchecked(arr)
         return self
 
+    def asnumpy(self) -> np.ndarray:
+        """A copy of the Parameter's data (its array is replaced by updates, never
+        written into; MindSpore's shares the memory)."""
+        return np.array(self._need_data())
+
     def _set_data_unchecked(self, arr):
         """graphjit's own updates (checkpoint loading, parameter broadcast): a copy of
         arr (a numpy array or Tensor) in the Parameter's dtype, any shape."""

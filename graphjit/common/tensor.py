@@ -39,7 +39,7 @@ class Tensor(TensorLike):
     `Cell.set_inputs` (None or -1 dims are unknown; `shape=None` an unknown rank).
     """
 
-    __slots__ = ("_data", "_dtype", "_spec_shape", "_writes", "__weakref__")
+    __slots__ = ("_data", "_dtype", "_spec_shape", "_writes", "_exposed", "__weakref__")
 
     # the operators that are one binary op, x[i] and the reductions: eager_fast.install,
     # below the class
@@ -107,7 +107,21 @@ class Tensor(TensorLike):
         return self._data
 
     def asnumpy(self) -> np.ndarray:
-        return np.array(self._need_data())
+        """The tensor's data as a numpy array sharing its memory, as MindSpore's: a write
+        into the array is a write into the tensor, and x[i] = v shows in the array. Data
+        the tensor shares with something else (a view of another tensor, a graph's
+        constant, a read-only array) is copied into the tensor first. A Parameter gives
+        a copy: its array is replaced by an update, never written into. (A graph that
+        folded this tensor's data checks the data at each call from now on.)"""
+        a = self._need_data()
+        if not a.flags.writeable or a.base is not None:
+            a = self._data = a.copy()
+        if not getattr(self, "_exposed", False):
+            self._exposed = True
+            # graphs built before hold a guard that counts writes: they are built again,
+            # with a guard on the data
+            self._writes = getattr(self, "_writes", 0) + 1
+        return a
 
     def numpy(self) -> np.ndarray:
         return self.asnumpy()

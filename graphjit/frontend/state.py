@@ -170,6 +170,10 @@ class Compiler:
                 # the graph holds this tensor's data as a constant: rebuild if either
                 # changes
                 kind, key = "tensor", (id(value), id(value._data), getattr(value, "_writes", 0))
+                if getattr(value, "_exposed", False):
+                    # its array was handed out (asnumpy): writes into it are not counted,
+                    # so the guard compares the data itself
+                    key += (value._data.tobytes(),)
         elif isinstance(value, np.ndarray):
             kind, key = "id", id(value)
         elif type(value) in (list, dict, tuple):

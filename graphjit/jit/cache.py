@@ -165,7 +165,8 @@ class CacheEntry:
                     return False
             elif kind == "tensor":
                 if id(cur) != value[0] or id(getattr(cur, "_data", None)) != value[1] or \
-                        getattr(cur, "_writes", 0) != value[2]:
+                        getattr(cur, "_writes", 0) != value[2] or \
+                        len(value) > 3 and cur._data.tobytes() != value[3]:
                     return False
             elif kind == "param":
                 if not isinstance(cur, Parameter) or cur._dtype is not value[0] or \
@@ -551,7 +552,8 @@ def _guard_reason(entries: List[CacheEntry]) -> str:
                 return f"the {type(cur).__name__} {type(obj).__name__}.{attr} holds other items"
             if kind == "tensor" and (id(cur) != value[0] or
                                      id(getattr(cur, "_data", None)) != value[1] or
-                                     getattr(cur, "_writes", 0) != value[2]):
+                                     getattr(cur, "_writes", 0) != value[2] or
+                                     len(value) > 3 and cur._data.tobytes() != value[3]):
                 return f"tensor attribute {type(obj).__name__}.{attr} got new data"
             if kind == "param" and (not isinstance(cur, Parameter) or
                                     (cur._dtype, cur._data.shape) != value):
