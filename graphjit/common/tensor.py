@@ -94,7 +94,9 @@ class Tensor(TensorLike):
         if not isinstance(array, np.ndarray):
             raise TypeError(f"Tensor.from_numpy takes a numpy.ndarray, got "
                             f"{type(array).__name__}")
-        return Tensor._wrap(np.ascontiguousarray(array))
+        t = Tensor._wrap(np.ascontiguousarray(array))
+        t._exposed = True           # the caller holds the array: guarded by its data
+        return t
 
     @property
     def has_data(self) -> bool:

@@ -87,3 +87,12 @@ def test_writing_into_a_graph_output_leaves_the_next_call_alone():
     net(a).asnumpy()[0] = 99
     assert net(a).asnumpy().tolist() == [1.0, 2.0]
     assert net.t.asnumpy().tolist() == [1.0, 2.0]
+
+
+def test_a_graph_sees_writes_into_the_array_of_from_numpy():
+    data = np.array([1.0, 2.0], np.float32)
+    net, a = WithConstant(), ms.Tensor(np.zeros(2, np.float32))
+    net.t = ms.Tensor.from_numpy(data)
+    assert net(a).asnumpy().tolist() == [1.0, 2.0]
+    data[0] = 50                               # the caller's own array
+    assert net(a).asnumpy().tolist() == [50.0, 2.0]
