@@ -26,6 +26,7 @@ from . import train, dataset
 from . import numpy, log   # mindspore.numpy (mnp) and mindspore.log
 from .train import Model, Callback, LossMonitor, TimeMonitor
 from .train import save_checkpoint, load_checkpoint, load_param_into_net
+from .mindir import export, load
 from .common.parameter import ParameterTuple
 from .train.loss_scale_manager import (LossScaleManager, FixedLossScaleManager,
                                        DynamicLossScaleManager)
@@ -57,7 +58,7 @@ __all__ = ["Tensor", "TensorSpec", "Parameter", "mutable", "GRAPH_MODE", "PYNATI
            "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64", "ShapeJoinError",
            "TypeJoinError", "UnsupportedSyntaxError", "UndefinedVariableError", "Model",
            "train", "dataset", "Callback", "LossMonitor", "TimeMonitor", "ParameterTuple",
-           "grad", "value_and_grad", "GradOperation", "get_grad", "save_checkpoint", "load_checkpoint",
+           "grad", "value_and_grad", "GradOperation", "get_grad", "save_checkpoint", "load_checkpoint", "export", "load",
            "load_param_into_net", "amp", "LossScaleManager", "FixedLossScaleManager",
            "DynamicLossScaleManager", "all_finite", "build_train_network"]
 __all__ += ["numpy", "log", "tensor", "JitConfig", "STRICT", "COMPATIBLE", "LAX"]

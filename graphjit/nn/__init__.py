@@ -14,6 +14,7 @@
     metrics.py         Metric, Accuracy, Loss, MAE, MSE (also graphjit.train.metrics)
 """
 from .cell import Cell
+from .graph_cell import GraphCell
 from .layer import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .optim import *  # noqa: F401,F403
@@ -22,7 +23,7 @@ from .wrap import *  # noqa: F401,F403
 from .metrics import MAE, MSE, Accuracy, Loss, Metric  # MindSpore 1.x's nn names
 from . import layer, loss, optim, wrap, dynamic_lr, metrics  # noqa: F401
 
-__all__ = ["Cell", "CellList", "SequentialCell", "ReLU", "ReLU6", "Sigmoid", "Tanh", "SiLU",
+__all__ = ["Cell", "GraphCell", "CellList", "SequentialCell", "ReLU", "ReLU6", "Sigmoid", "Tanh", "SiLU",
            "LeakyReLU", "ELU", "GELU", "Softplus", "Softmax", "LogSoftmax", "Flatten", "Identity",
            "Dropout", "Dense", "get_activation", "Conv2d", "MaxPool2d", "AvgPool2d", "BatchNorm1d",
            "BatchNorm2d", "BatchNorm3d", "LayerNorm", "Embedding", "HSwish", "HSigmoid", "Mish",
