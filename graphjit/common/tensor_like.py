@@ -28,6 +28,14 @@ def _no_out(out):
 _NOT_NUMBERS = (str, bytes, dict, set, frozenset, type)
 
 
+def _shape_of(other, what):
+    """The shape of `other`, a Tensor (x.expand_as(other), x.view_as(other))."""
+    if not isinstance(other, TensorLike):
+        raise TypeError(f"For 'Tensor.{what}', the argument 'other' must be a Tensor, but "
+                        f"got {type(other).__name__}.")
+    return other.shape
+
+
 class TensorLike:
     """Operators and methods shared by Tensor and graph values (all go through ops)."""
 
@@ -242,13 +250,13 @@ class TensorLike:
     def masked_fill(self, mask, value): return _F().masked_fill(self, mask, value)
     def tile(self, multiples): return _F().tile(self, multiples)
     def broadcast_to(self, shape): return _F().broadcast_to(self, shape)
-    def expand_as(self, other): return _F().broadcast_to(self, other.shape)
+    def expand_as(self, other): return _F().broadcast_to(self, _shape_of(other, "expand_as"))
     def size_(self): return self.size
     def permute(self, *axis):
         return _F().transpose(self, axis[0] if len(axis) == 1 and isinstance(
             axis[0], (tuple, list)) else axis)
     def swapaxes(self, axis0, axis1): return _F().swapaxes(self, axis0, axis1)
-    def view_as(self, other): return _F().reshape(self, other.shape)
+    def view_as(self, other): return _F().reshape(self, _shape_of(other, "view_as"))
     def ravel(self): return _F().reshape(self, (-1,))
     def norm(self, ord=None, dim=None, keepdim=False, *, dtype=None):
         return _F().norm(self, ord, dim, keepdim, dtype=dtype)

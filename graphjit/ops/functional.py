@@ -43,6 +43,8 @@ def partial(fn, *args):
 # -- updates and effects ---------------------------------------------------------------------
 def index_update(x, key, value):
     """A copy of x with x[key] = value (the functional form of item assignment)."""
+    if not isinstance(x, TensorLike):
+        raise TypeError(f"index_update: x must be a Tensor, got {type(x).__name__}")
     key = array_ops.eager_slice_bounds(key)
     items = key if isinstance(key, tuple) else (key,)
     tape = _tape.current()
@@ -155,6 +157,9 @@ def identity(input):
 
 def dtype(input):
     """The dtype of a tensor (known while the graph is built)."""
+    if not isinstance(input, TensorLike):
+        raise TypeError(f"For 'dtype', the input must be a Tensor, but got "
+                        f"{type(input).__name__}.")
     return input.dtype
 
 

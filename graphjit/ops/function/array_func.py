@@ -209,6 +209,8 @@ def eager_slice_bounds(key):
 
 def getitem(x, key):
     """x[key]: basic indexing, plus integer-tensor indices (a Gather per axis)."""
+    if not isinstance(x, TensorLike):
+        raise TypeError(f"getitem: x must be a Tensor, got {type(x).__name__}")
     key = eager_slice_bounds(key)
     items = key if isinstance(key, tuple) else (key,)
     tensor_pos = [i for i, k in enumerate(items) if isinstance(k, (TensorLike, list,

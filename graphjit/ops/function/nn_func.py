@@ -162,6 +162,9 @@ def _class_loss(logp, target, weight, ignore_index, reduction, label_smoothing, 
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"{what}: label_smoothing must be in [0, 1], got "
                          f"{label_smoothing!r}")
+    if not isinstance(logp.ndim, int) or logp.ndim < 1:
+        raise ValueError(f"{what}: the input must have a class dim (N, C) or (C,), got a "
+                         f"tensor of shape {logp.shape}")
     n_classes = logp.shape[-1]
     cw = 1.0 if weight is None else weight
     if target.dtype.is_floating:         # class probabilities
