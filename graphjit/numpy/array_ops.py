@@ -87,6 +87,9 @@ def squeeze(a, axis=None):
 
 def _tensors(arrays, what):
     if isinstance(arrays, TensorLike):
+        if arrays.ndim == 0:
+            raise ValueError(f"mindspore.numpy.{what}: zero-dimensional arrays cannot be "
+                             f"joined")
         return [arrays[i] for i in range(arrays.shape[0])]
     if not isinstance(arrays, (list, tuple)) or not arrays:
         raise TypeError(f"mindspore.numpy.{what}: expects a non-empty tuple or list of "

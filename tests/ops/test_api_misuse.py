@@ -86,3 +86,15 @@ def test_tensor_methods_refuse_bad_arguments_with_user_errors():
 def test_the_errors_named(call, error):
     with pytest.raises(error):
         call()
+
+
+def test_mindspore_numpy_functions_refuse_bad_arguments_with_user_errors():
+    import graphjit.numpy as mnp
+    found = []
+    for name in [n for n in dir(mnp) if not n.startswith("_") and n[0].islower()
+                 and callable(getattr(mnp, n))]:
+        for args in itertools.product(_bad_values() + [ms.Tensor(np.array(True))], repeat=1):
+            err = _internal(getattr(mnp, name), args)
+            if err:
+                found.append(f"mnp.{name}{tuple(type(a).__name__ for a in args)}: {err}")
+    assert not found, "\n".join(found[:20])
