@@ -60,9 +60,13 @@ def constexpr(fn=None, get_instance=True, name=None, reuse_result=True, check=Tr
     so the function is returned as it is. Works with or without arguments:
     `@constexpr` and `@constexpr(reuse_result=False)`."""
     def mark(f):
+        if not callable(f):
+            raise TypeError(f"constexpr decorates a function, got {type(f).__name__}")
         functools.update_wrapper(f, f)
         f.__graphjit_constexpr__ = True
         return f
     if fn is None:
         return mark
+    if not callable(fn):
+        raise TypeError(f"constexpr decorates a function, got {type(fn).__name__}")
     return mark(fn)

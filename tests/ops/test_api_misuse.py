@@ -98,3 +98,17 @@ def test_mindspore_numpy_functions_refuse_bad_arguments_with_user_errors():
             if err:
                 found.append(f"mnp.{name}{tuple(type(a).__name__ for a in args)}: {err}")
     assert not found, "\n".join(found[:20])
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+def test_debug_ops_check_their_arguments_when_called(mode):
+    ms.set_context(mode=mode)
+    x = ms.Tensor(np.ones(2, np.float32))
+    with pytest.raises(TypeError, match="exception class"):
+        ops.runtime_check(x > 0, "ValueError", "bad")
+    with pytest.raises(TypeError, match="sep and end"):
+        ops.runtime_print((x,), 3)
+    with pytest.raises(TypeError, match="constexpr decorates a function"):
+        ops.constexpr(3)
+    with pytest.raises(TypeError, match="constexpr decorates a function"):
+        ops.constexpr(reuse_result=False)("not a function")

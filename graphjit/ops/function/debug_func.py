@@ -15,6 +15,10 @@ __all__ = ["runtime_print", "runtime_assert", "runtime_check", "print_"]
 
 def runtime_print(args, sep=" ", end="\n"):
     """print(*args) when the graph runs (eagerly: now)."""
+    sep, end = " " if sep is None else sep, "\n" if end is None else end
+    if not isinstance(sep, str) or not isinstance(end, str):
+        raise TypeError(f"print: sep and end must be str or None, got "
+                        f"{type(sep).__name__} and {type(end).__name__}")
     tensors, template = [], []
     for a in args:
         if isinstance(a, SymbolicTensor):
@@ -49,6 +53,9 @@ def runtime_assert(cond, message=""):
 def runtime_check(ok, error=ValueError, message=""):
     """Raise error(message) where ok is false: now for eager values, when the graph runs
     for graph values."""
+    if not (isinstance(error, type) and issubclass(error, BaseException)):
+        raise TypeError(f"runtime_check: error must be an exception class, got "
+                        f"{type(error).__name__}")
     c = _t(ok)
     if not c.dtype.is_bool:
         c = cast(c, dt.bool_)
