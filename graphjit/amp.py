@@ -2,10 +2,11 @@
 training, the managers Model takes), overflow detection (all_finite) and the training
 network of an amp level (build_train_network, auto_mixed_precision).
 
-On this numpy CPU backend the amp levels that compute in float16 (O1, O2, O3) are not
-available: they raise NotImplementedError rather than train in another precision than
-MindSpore would. "O0" (and "auto", which is O0 on CPU as in MindSpore) trains in the
-network's own dtypes, with loss scaling when a loss_scale_manager is given.
+The amp levels follow MindSpore's: O1 computes the convolutions, Dense and recurrent
+cells in float16, O2 everything but BatchNorm and LayerNorm, O3 everything
+(graphjit.nn.wrap.mixed_precision, on Cell.to_float); "O0" (and "auto", O0 on this CPU
+backend) trains in the network's own dtypes, with loss scaling when a loss_scale_manager
+is given.
 
     loss_scaler = amp.DynamicLossScaler(scale_value=2**10, scale_factor=2, scale_window=50)
 
@@ -29,18 +30,17 @@ from . import ops
 from .common.parameter import Parameter
 from .common.tensor import Tensor
 from .ir import dtypes as mstype
-from .nn.cell import Cell
-from .nn.loss.loss import LossBase
-from .nn.wrap.cell_wrapper import TrainOneStepCell, WithLossCell
-from .nn.wrap.loss_scale import TrainOneStepWithLossScaleCell, _from_source
+from .nn.wrap.loss_scale import _from_source
+from .nn.wrap import mixed_precision as _mp
+from .train.amp_build import build_train_network as _build
 from .train.loss_scale_manager import (DynamicLossScaleManager, FixedLossScaleManager,
                                        LossScaleManager)
 
 __all__ = ["DynamicLossScaleManager", "LossScaleManager", "FixedLossScaleManager",
            "build_train_network", "DynamicLossScaler", "StaticLossScaler", "LossScaler",
-           "auto_mixed_precision", "init_status", "all_finite"]
+           "auto_mixed_precision", "init_status", "all_finite", "get_white_list",
+           "get_black_list", "custom_mixed_precision"]
 
-_LEVELS = ("O0", "O1", "O2", "O3", "auto")
 
 
 def init_status():
@@ -173,68 +173,37 @@ class DynamicLossScaler(LossScaler):
         return True
 
 
-def _check_level(level):
-    if not isinstance(level, str) or level not in _LEVELS:
-        raise ValueError(f"The argument 'level' must be one of {list(_LEVELS)}, but got "
-                         f"{level!r}")
-    if level == "auto":
-        return "O0"          # "auto" is O0 on CPU in MindSpore
-    if level != "O0":
-        raise NotImplementedError(
-            f"amp level {level!r} computes in float16, which graphjit's numpy CPU backend "
-            f"does not do; use amp_level='O0' (float32 training, loss scaling still works)")
-    return level
-
-
 def auto_mixed_precision(network, amp_level="O0", dtype=mstype.float16):
-    """The network for an amp level: O0 (and "auto" on CPU) returns it unchanged.
+    """The network with MindSpore's automatic mixed precision of amp_level:
+    O0 unchanged; O1 the convolutions, Dense and recurrent cells (AMP_WHITE_LIST) in
+    float16; O2 all in float16 but BatchNorm and LayerNorm (AMP_BLACK_LIST); O3 all in
+    float16 (graphjit.nn.wrap.mixed_precision). Parameter names do not change.
 
     Raises:
         TypeError: network is not a Cell.
-        ValueError: an unknown level.
-        NotImplementedError: O1, O2 or O3 (float16 computation).
+        ValueError: an unknown level; a dtype other than float16.
     """
-    if not isinstance(network, Cell):
-        raise TypeError(f"The network must be a Cell, but got {type(network).__name__}")
-    _check_level(amp_level)
-    return network
-
-
-_KWARGS = ("cast_model_type", "keep_batchnorm_fp32", "loss_scale_manager")
+    return _mp.auto_mixed_precision(network, amp_level, dtype)
 
 
 def build_train_network(network, optimizer, loss_fn=None, level="O0", boost_level="O0",
                         **kwargs):
-    """The training network of MindSpore's amp: network (with loss_fn, if given) and
-    optimizer in a TrainOneStepWithLossScaleCell when `loss_scale_manager` gives an
-    update Cell, else in a TrainOneStepCell (whose sens is the manager's fixed scale).
+    """The training network of MindSpore's amp: network cast as the level says (O2: float16
+    but BatchNorm, with a DynamicLossScaleManager; O3: float16), with loss_fn (in float32
+    when the network computes in float16) and optimizer in a TrainOneStepWithLossScaleCell
+    when the loss scale manager updates the scale, else in a TrainOneStepCell (whose sens
+    is the manager's fixed scale). kwargs: cast_model_type, keep_batchnorm_fp32,
+    loss_scale_manager override the level's.
 
     Raises:
-        ValueError: an unknown level or keyword; a loss_scale_manager that is not one.
-        NotImplementedError: levels O1, O2 and O3 (float16 computation).
+        TypeError / ValueError: an unknown level or keyword, a bad keyword value.
     """
-    if not isinstance(network, Cell):
-        raise TypeError(f"The network must be a Cell, but got {type(network).__name__}")
-    _check_level(level)
-    for k in kwargs:
-        if k not in _KWARGS:
-            raise ValueError(f"Unsupported arg '{k}' for build_train_network: the keywords "
-                             f"are {list(_KWARGS)}")
-    cast = kwargs.get("cast_model_type", mstype.float32)
-    if cast not in (None, mstype.float32):
-        raise NotImplementedError("cast_model_type other than float32 computes in float16, "
-                                  "which graphjit's numpy CPU backend does not do")
-    manager = kwargs.get("loss_scale_manager")
-    if manager is not None and not isinstance(manager, LossScaleManager):
-        raise ValueError(f"The argument 'loss_scale_manager' must be a LossScaleManager, "
-                         f"but got {type(manager).__name__}")
-    if loss_fn is not None:
-        if not isinstance(loss_fn, (Cell, LossBase)):
-            raise TypeError(f"loss_fn must be a Cell, got {type(loss_fn).__name__}")
-        network = WithLossCell(network, loss_fn)
-    if manager is None:
-        return TrainOneStepCell(network, optimizer)
-    update_cell = manager.get_update_cell()
-    if update_cell is not None:
-        return TrainOneStepWithLossScaleCell(network, optimizer, scale_sense=update_cell)
-    return TrainOneStepCell(network, optimizer, sens=manager.get_loss_scale())
+    if boost_level not in ("O0", "O1", "O2"):
+        raise ValueError(f"The argument 'boost_level' must be one of ['O0', 'O1', 'O2'], "
+                         f"but got {boost_level!r}")
+    return _build(network, optimizer, loss_fn, level, **kwargs)
+
+
+get_white_list = _mp.get_white_list
+get_black_list = _mp.get_black_list
+custom_mixed_precision = _mp.custom_mixed_precision

@@ -217,8 +217,8 @@ class Cell:
         return tuple(cast(a) for a in args), {k: cast(v) for k, v in kwargs.items()}
 
     def _cast_parameter(self, value):
-        """A floating Parameter (or a tuple of them, as a ParameterTuple) read in a
-        to_float Cell's construct, cast to its type."""
+        """A floating trainable Parameter (or a tuple of them, as a ParameterTuple) read
+        in a to_float Cell's construct, cast to its type."""
         dst = self.__dict__.get("_mixed_precision")
         if dst is None:
             return value
@@ -226,7 +226,9 @@ class Cell:
                 isinstance(p, Parameter) for p in value):
             return tuple(self._cast_parameter(p) for p in value)
         if not isinstance(value, Parameter) or not value.dtype.is_floating \
-                or value.dtype is dst:
+                or value.dtype is dst or not value.requires_grad:
+            # state that is not trained (BatchNorm's moving statistics) stays the
+            # Parameter: ops update it in place, as MindSpore's casts leave refs alone
             return value
         return ops.cast(value, dst)
 

@@ -17,10 +17,10 @@ from types import SimpleNamespace
 import numpy as np
 
 from ..nn.metrics import Loss, Metric, get_metric_fn
-from ..nn import (Cell, TrainOneStepCell, TrainOneStepWithLossScaleCell, WithEvalCell,
-                  WithLossCell)
+from ..nn import Cell, WithEvalCell
 from ..common.tensor import Tensor
 from .callback import Callback, LossMonitor, RunContext, loss_value
+from .amp_build import build_train_network, check_level
 from .loss_scale_manager import LossScaleManager
 
 __all__ = ["Model"]
@@ -78,19 +78,6 @@ class _Batches:
             return -1
 
 
-def _amp_level(level):
-    """The amp level Model trains at: "O0" ("auto" is O0 on CPU, as in MindSpore); the
-    float16 levels are refused (graphjit.amp)."""
-    if not isinstance(level, str) or level not in ("O0", "O1", "O2", "O3", "auto"):
-        raise ValueError(f"amp_level must be one of 'O0', 'O1', 'O2', 'O3', 'auto', got "
-                         f"{level!r}")
-    if level in ("O1", "O2", "O3"):
-        raise NotImplementedError(
-            f"amp_level {level!r} computes in float16, which graphjit's numpy CPU backend "
-            f"does not do; use amp_level='O0' (float32 training, loss scaling still works)")
-    return "O0"
-
-
 def _metrics(metrics):
     if metrics is None:
         return {}
@@ -130,25 +117,24 @@ class Model:
         self._optimizer = optimizer
         self._metric_fns = _metrics(metrics)
         self._train_network = None
-        self._amp_level = _amp_level(amp_level)
+        self._amp_level = check_level(amp_level)
         manager = kwargs.pop("loss_scale_manager", None)
-        unknown = set(kwargs) - {"keep_batchnorm_fp32"}
-        if unknown:
-            raise ValueError(f"Model got unsupported keyword arguments {sorted(unknown)}")
+        keep = kwargs.pop("keep_batchnorm_fp32", None)
+        if kwargs:
+            raise ValueError(f"Model got unsupported keyword arguments {sorted(kwargs)}")
         if manager is not None and not isinstance(manager, LossScaleManager):
             raise TypeError(f"loss_scale_manager must be a LossScaleManager (FixedLossScale"
                             f"Manager, DynamicLossScaleManager), got {type(manager).__name__}")
         if optimizer is not None:
-            with_loss = WithLossCell(network, loss_fn) if loss_fn is not None else network
-            update_cell = manager.get_update_cell() if manager is not None else None
-            if update_cell is not None:
-                self._train_network = TrainOneStepWithLossScaleCell(with_loss, optimizer,
-                                                                    update_cell)
-            else:
-                sens = manager.get_loss_scale() if manager is not None else None
-                self._train_network = TrainOneStepCell(with_loss, optimizer, sens=sens)
+            # the amp level casts the network in place (its predict network too), as
+            # MindSpore's Model does
+            amp = {k: v for k, v in (("loss_scale_manager", manager),
+                                     ("keep_batchnorm_fp32", keep)) if v is not None}
+            self._train_network = build_train_network(network, optimizer, loss_fn,
+                                                      self._amp_level, **amp)
         self._eval_network = eval_network if eval_network is not None else (
-            WithEvalCell(network, loss_fn) if loss_fn is not None else None)
+            WithEvalCell(network, loss_fn, add_cast_fp32=self._amp_level in ("O2", "O3"))
+            if loss_fn is not None else None)
 
     @property
     def train_network(self):

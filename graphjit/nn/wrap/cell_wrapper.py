@@ -5,6 +5,8 @@ from __future__ import annotations
 import numbers
 
 from ... import ops
+from ...common.tensor import TensorLike
+from ...ir import dtypes as mstype
 from ...ops.function.grad.grad_func import GradFunction
 from ..cell import Cell
 from ..layer.basic import Identity
@@ -40,10 +42,20 @@ class WithEvalCell(Cell):
         super().__init__(auto_prefix=False)
         self._network = network
         self._loss_fn = loss_fn
+        self.add_cast_fp32 = bool(add_cast_fp32)
 
     def construct(self, data, label):
         outputs = self._network(data)
+        if self.add_cast_fp32:      # a float16 network's outputs, compared in float32
+            label = _to_float32(label)
+            outputs = _to_float32(outputs)
         return self._loss_fn(outputs, label), outputs, label
+
+
+def _to_float32(x):
+    if isinstance(x, TensorLike) and x.dtype.is_floating and x.dtype is not mstype.float32:
+        return ops.cast(x, mstype.float32)
+    return x
 
 
 class TrainOneStepCell(Cell):
