@@ -58,6 +58,8 @@ def build_program(fn, self_obj, args, kwargs, tensors, arg_names, name, *, max_u
     graph = Graph(name)
     ctx = GraphContext(graph)
     tmap = {path: GraphTensor(graph.add_param(t, _param_name(path))) for path, _, t in tensors}
+    for path, first in getattr(tensors, "aliases", {}).items():
+        tmap[path] = tmap[first]        # the same Tensor passed again: the same value
     for k, (path, p) in enumerate(param_args):
         compiler.note_state_source(p, ("arg", k))
         ctx.note_ref_name(p, path)

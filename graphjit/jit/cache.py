@@ -44,11 +44,15 @@ def _spec_type(spec) -> Optional[TensorType]:
 class _Leaves(list):
     """The tensor leaves of a call's arguments, (path, tensor or None, graph type) each;
     `params` holds (path, Parameter) of its Parameter leaves (state, bound by
-    reference)."""
+    reference); `aliases` maps the path of a Tensor passed again (the same object in a
+    second place) to the path of its first place, which is its only leaf: the graph sees
+    one value there, as Python sees one object (`a is b`, `a in [a, c]`)."""
 
-    def __init__(self):
+    def __init__(self, aliasing=True):
         super().__init__()
         self.params: List[tuple] = []
+        self.aliases: Dict[str, str] = {}
+        self._first: Optional[Dict[int, str]] = {} if aliasing else None
 
 
 def _flatten(x, path, tensors: list, specs=None):
@@ -62,6 +66,13 @@ def _flatten(x, path, tensors: list, specs=None):
             t = x.type
             tensors.append((path, None, t))
             return ("T", t.dtype.name, t.shape)
+        first = tensors._first if hasattr(tensors, "_first") else None
+        if first is not None:
+            seen = first.get(id(x))
+            if seen is not None:
+                tensors.aliases[path] = seen
+                return ("A", seen)
+            first[id(x)] = path
         t = x.type
         st = _spec_type(specs) if specs is not None else None
         if st is not None:
@@ -109,8 +120,8 @@ def _check_spec(path, x: Tensor, st: TensorType):
                              f"{format_shape(st.shape)}")
 
 
-def _signature(arg_names, args, kwargs, specs):
-    tensors = _Leaves()
+def _signature(arg_names, args, kwargs, specs, aliasing=True):
+    tensors = _Leaves(aliasing)
     key = []
     for i, a in enumerate(args):
         name = arg_names[i] if i < len(arg_names) else f"args[{i}]"
@@ -260,6 +271,8 @@ def _fast_key(args):
             key.append((ta, tuple(sub)))
         else:
             return None
+    if len(arrays) > 1 and len({id(a) for a in arrays}) != len(arrays):
+        return None             # a Tensor (or its array) passed twice: the signature says how
     return tuple(key), arrays
 
 
@@ -603,6 +616,7 @@ def get_entry(owner, fn, self_obj, args, kwargs, specs, name) -> Tuple[CacheEntr
         return entry, tensors
 
 
-def signature(arg_names, args, kwargs, specs):
-    """(key, tensors) of a call: the cache key and the tensor leaves with their types."""
-    return _signature(arg_names, args, kwargs, specs)
+def signature(arg_names, args, kwargs, specs, aliasing=True):
+    """(key, tensors) of a call: the cache key and the tensor leaves with their types
+    (a Tensor passed twice is one leaf, unless not aliasing)."""
+    return _signature(arg_names, args, kwargs, specs, aliasing)

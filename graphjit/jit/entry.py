@@ -172,6 +172,17 @@ def argument_lines(args, key, env, miss: str, sequences: bool):
                 lines.append(f"    if _copysign(1.0, a{i}) != _s{i}: return {miss}")
         else:
             return None
+    if len(arrays) > 1:     # the signature was made for distinct Tensors: one passed twice
+        objs = [f"a{i}" if type(a) is Tensor else None for i, a in enumerate(args)]
+        names = [o for o in objs if o is not None]
+        names += [f"a{i}[{j}]" for i, a in enumerate(args) if type(a) in (tuple, list)
+                  for j in range(len(a))]
+        if len(names) <= 4:
+            pairs = [f"{x} is {y}" for k, x in enumerate(names) for y in names[k + 1:]]
+            lines.append(f"    if {' or '.join(pairs)}: return {miss}")
+        else:
+            lines.append(f"    if len({{{', '.join(f'id({x})' for x in names)}}}) != "
+                         f"{len(names)}: return {miss}")
     return lines, arrays
 
 

@@ -87,7 +87,7 @@ def call_grad(gf: GradFunction, args, kwargs):
     args, kwargs, sens = gf.split_sens(args, kwargs)
     gf.check_positions(args)
     sens_leaves = tensor_leaves(sens) if sens is not None else []
-    key, tensors = _signature(m.names, args, kwargs, m.specs)
+    key, tensors = _signature(m.names, args, kwargs, m.specs, aliasing=False)
     key = key + (tuple((t.dtype.name, tuple(t.shape)) for t in sens_leaves),)
     cache = m.cache
     with cache.lock:
