@@ -24,6 +24,7 @@ from .common.initializer import set_seed, get_seed
 from .jit.api import jit, jit_class, explain
 from . import train, dataset
 from . import numpy, log   # mindspore.numpy (mnp) and mindspore.log
+from . import mint   # mindspore.mint: PyTorch-spelled functions and mint.nn layers
 from .train import Model, Callback, LossMonitor, TimeMonitor
 from .train import save_checkpoint, load_checkpoint, load_param_into_net
 from .mindir import export, load
@@ -61,4 +62,4 @@ __all__ = ["Tensor", "TensorSpec", "Parameter", "mutable", "GRAPH_MODE", "PYNATI
            "grad", "value_and_grad", "GradOperation", "get_grad", "save_checkpoint", "load_checkpoint", "export", "load",
            "load_param_into_net", "amp", "LossScaleManager", "FixedLossScaleManager",
            "DynamicLossScaleManager", "all_finite", "build_train_network"]
-__all__ += ["numpy", "log", "tensor", "JitConfig", "STRICT", "COMPATIBLE", "LAX"]
+__all__ += ["numpy", "log", "mint", "tensor", "JitConfig", "STRICT", "COMPATIBLE", "LAX"]

@@ -26,6 +26,7 @@ MAY_NOT_IMPORT = {
     "common.initializer": {"frontend", "jit", "nn"},
     "ops": {"frontend", "jit", "nn"},
     "nn": {"frontend", "jit"},          # Cell.__call__ reaches jit through context.compiler
+    "mint": {"frontend", "jit"},        # mindspore.mint: on ops and nn like nn
     "_checkparam": {"frontend", "jit", "nn"},   # argument checks of the layers (mindspore._checkparam)
     "_input_checks": {"frontend", "jit", "nn"},   # the built-in layers' checks of their input
     "_module_alias": "*",               # `mindspore.nn.layer.conv` under sys.modules aliases
