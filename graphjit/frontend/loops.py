@@ -14,6 +14,7 @@ concatenated (scan) outputs.
 from __future__ import annotations
 
 import ast
+import os
 import warnings
 from typing import TYPE_CHECKING
 
@@ -185,9 +186,19 @@ def _try_rolled_range(b, node, r: range, loc, quiet: bool = False) -> bool:
                f"{str(e).splitlines()[0]})")
         msg = (f"line {loc.line}: `for` over range({len(r)}) exceeds max_unroll="
                f"{b.c.max_unroll}, but its body {why}; it is unrolled")
-        b.c.warnings.append(msg)
-        warnings.warn(msg, RuntimeWarning, stacklevel=2)
+        if not _in_graphjit(loc):   # graphjit's own loops (an optimizer's over its
+            b.c.warnings.append(msg)   # Parameters) are no news to the user
+            warnings.warn(msg, RuntimeWarning, stacklevel=2)
         return False
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _in_graphjit(loc) -> bool:
+    """Whether the source at loc is graphjit's own (not the user's)."""
+    f = getattr(loc, "file", None) or ""
+    return os.path.abspath(f).startswith(_PACKAGE_DIR + os.sep)
 
 
 def _carries_python_int(b, node, loop) -> bool:

@@ -149,6 +149,9 @@ class Cell:
         raise NotImplementedError(f"{type(self).__name__} must define construct(self, ...)")
 
     def __call__(self, *args, **kwargs):
+        if "_names_checked" not in self.__dict__:   # MindSpore's _self_check, once a Cell
+            object.__setattr__(self, "_names_checked", True)
+            self.check_names_and_refresh_name()
         hooks = self.__dict__.get("_graphjit_hooks")
         if hooks:       # forward hooks run around the call, in either mode (common.cell_hooks)
             if hooks.bypass:        # the call between the hooks (hooks.call_hooked)
@@ -460,6 +463,16 @@ class Cell:
                                  f"another Parameter of {type(self).__name__} has: give it "
                                  f"a unique name")
             names.add(p.name)
+
+    def check_names_and_refresh_name(self):
+        """If two Parameters share a name (sub-Cells appended to a container after it was
+        set on its parent keep names without the parent's prefix), rename every
+        Parameter to its path in this Cell, then check_names. MindSpore does this when a
+        Cell is first called, in either mode."""
+        names = [p.name for p in dict(self.parameters_and_names()).values()]
+        if len(set(names)) < len(names):
+            self.update_parameters_name()
+            self.check_names()
 
     def apply(self, fn):
         """fn(cell) for every sub-Cell (recursively) and then this Cell; returns self."""
