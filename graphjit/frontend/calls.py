@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import builtins
 import functools
+import inspect
 import types
 
 import numpy as np
@@ -19,7 +20,8 @@ from ..common.cell_hooks import REGISTRY as HOOKS, refuse_backward_hooks, run_fo
 from .._input_checks import _check_of as _layer_check, check_layer_input
 from ..ops._dispatch import apply, to_tensor
 from ..common.parameter import Parameter
-from ..common.tensor import Tensor
+from ..common.tensor import Tensor, TensorLike
+from ..common import cell_bprop as _bprop
 from .control_flow import branch, condition_value
 from .membership import count, involves_tensors
 from .source import get_source
@@ -377,7 +379,20 @@ def _call_cell(b, func, args, kwargs):
     if func.__dict__.get("requires_grad"):       # a gradient of it may follow
         return record_primal(func, args, kwargs,
                              lambda: b.build_call(construct, args, kwargs, self_obj=func))
-    return b.build_call(construct, args, kwargs, self_obj=func)
+    out = b.build_call(construct, args, kwargs, self_obj=func)
+    if getattr(b.c, "grad_depth", 0) and _bprop.has_bprop(func):
+        # in a gradient program: its gradient is its bprop's (common.cell_bprop)
+        return _bprop.wrap_outputs(func, _cell_positional(func, args, kwargs), out,
+                                   apply, lambda v: isinstance(v, TensorLike))
+    return out
+
+
+def _cell_positional(cell, args, kwargs):
+    if not kwargs:
+        return list(args)
+    bound = inspect.signature(cell.construct).bind(*args, **kwargs)
+    bound.apply_defaults()
+    return list(bound.args)
 
 
 def _call_hooked_cell(b, func, hooks, args, kwargs, node):

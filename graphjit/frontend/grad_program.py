@@ -29,6 +29,8 @@ from .grad_reuse import reuse_primal, take_primal
 from .templates import Out, TextOut, _param_name, _template
 from .state import Compiler
 from ..common.cell_hooks import REGISTRY as HOOKS, refuse_backward_hooks
+from ..common import cell_bprop as _bprop
+from ..ops._dispatch import apply
 from .values import DynamicList, GraphContext, GraphTensor, active
 
 __all__ = ["GradProgram", "build_grad_program", "call_grad_inline", "target_of"]
@@ -214,6 +216,10 @@ def _build_grad_program(compiler, build, gf, args, kwargs, sens_types, leaf_type
     try:
         with ctx:
             out = build(fn, gargs, gkwargs, self_obj)
+            if isinstance(gf.fn, Cell) and fn is type(gf.fn).construct and \
+                    _bprop.has_bprop(gf.fn):     # its gradient is its bprop's
+                out = _bprop.wrap_outputs(gf.fn, list(gargs) + [gkwargs[k] for k in gkwargs],
+                                          out, apply, lambda v: isinstance(v, TensorLike))
             diff, aux = gf.split_output(out)
             results: list = []
             t_diff = _template(diff, results, ctx)

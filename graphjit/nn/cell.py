@@ -16,6 +16,8 @@ from ..ir.errors import GraphJitError
 from ..tracebacks import chain_around as _chain_around, user_facing as _user_facing
 from .._input_checks import _check_of as _layer_check, _BY_TYPE as _CHECK_OF
 from ..common import cell_hooks as _hooks
+from ..common import cell_bprop as _bprop
+from ..ops._dispatch import apply as _apply
 
 __all__ = ["Cell", "is_registered"]
 
@@ -28,6 +30,20 @@ def is_registered(p) -> bool:
     """Whether some Cell registers Parameter p (so that trainable_params, checkpoints and
     optimizers see it)."""
     return _REGISTERED.get(id(p)) is p
+
+
+def _is_tensor(x) -> bool:
+    return isinstance(x, TensorLike)
+
+
+def _positional(cell, args, kwargs):
+    """The construct's arguments as a positional list (bprop takes them so)."""
+    if not kwargs:
+        return list(args)
+    import inspect
+    bound = inspect.signature(cell.construct).bind(*args, **kwargs)
+    bound.apply_defaults()
+    return list(bound.args)
 
 
 class Cell:
@@ -167,6 +183,9 @@ class Cell:
                 return _compiler.call_cell(self, args, kwargs)
             except Exception as e:   # raised from here: the one graphjit frame users see
                 raise _user_facing(e)
+        if _tape.current() is not None and _bprop.has_bprop(self):   # its own gradient
+            return _bprop.wrap_outputs(self, _positional(self, args, kwargs),
+                                       self.construct(*args, **kwargs), _apply, _is_tensor)
         check = _CHECK_OF.get(cls, _layer_check)    # _layer_check(cls), from its table
         if check is _layer_check:
             check = _layer_check(cls)

@@ -320,7 +320,8 @@ CASES = {
 _WITHOUT = {"If", "Loop", "Dropout"}    # Dropout: a test of its own (it draws)
 # the collectives' gradients need a group of processes: tests/communication checks them
 # over a faked two-process world and under mpirun
-_ELSEWHERE = {"AllReduce", "AllGather", "Broadcast", "ReduceScatter"}
+# CellBprop: a Cell's own bprop (tests/common/test_cell_bprop.py)
+_ELSEWHERE = {"AllReduce", "AllGather", "Broadcast", "ReduceScatter", "CellBprop"}
 
 
 def _builtin(op) -> bool:
