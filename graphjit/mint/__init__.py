@@ -9,6 +9,7 @@ run as Python while a graph is built), so both modes give the same answer.
 from __future__ import annotations
 
 from .. import ops
+from ..ir.dtypes import int64 as _int64
 from ..ops import functional as F
 
 __all__ = ["cat", "concat", "stack", "split", "chunk", "add", "sub", "mul", "div", "matmul",
@@ -331,11 +332,15 @@ def broadcast_to(input, size):
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):
-    return ops.topk(input, k, dim, largest, sorted)
+    """(values, indices): the indices are int64 (ops.topk's are int32)."""
+    values, indices = ops.topk(input, k, dim, largest, sorted)
+    return values, ops.cast(indices, _int64)
 
 
 def sort(input, *, dim=-1, descending=False, stable=False):
-    return ops.sort(input, dim, descending)
+    """(values, indices): the indices are int64 (ops.sort's are int32)."""
+    values, indices = ops.sort(input, dim, descending)
+    return values, ops.cast(indices, _int64)
 
 
 def all(input, dim=None, keepdim=False):

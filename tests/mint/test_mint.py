@@ -152,6 +152,10 @@ def test_functions_use_pytorch_spellings():
     np.testing.assert_array_equal(mint.add(x, x, alpha=2).asnumpy(), 3 * x.asnumpy())
     np.testing.assert_array_equal(mint.mul(x, 0.5).asnumpy(), 0.5 * x.asnumpy())
     assert mint.zeros(2, 3).shape == (2, 3) and mint.ones((4,)).shape == (4,)
+    v, i = mint.topk(x, 2, dim=2)
+    assert i.dtype == ms.int64 and i.asnumpy().tolist()[0][0] == [3, 2]
+    assert mint.sort(x, dim=1, descending=True)[1].dtype == ms.int64
+    assert mint.argmax(x, dim=2).dtype == ms.int64
     idx = ms.Tensor(np.array([[0, 2], [1, 0]], np.int64))
     np.testing.assert_array_equal(
         mint.gather(ms.Tensor(np.array([[1., 2., 3.], [4., 5., 6.]], np.float32)), 1, idx)
