@@ -43,3 +43,6 @@ __all__ = ["Cell", "GraphCell", "CellList", "SequentialCell", "ReLU", "ReLU6", "
            "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
            "TransformerDecoder", "Transformer", "Accuracy", "Loss", "MAE", "MSE", "Metric",
            "TensorArray"]
+__all__ += ["FastGelu", "Tanhshrink", "Softmin", "SoftShrink", "HShrink", "Threshold", "GLU",
+            "OneHot", "Dropout1d", "Dropout2d", "Dropout3d", "Roll", "PixelShuffle",
+            "PixelUnshuffle"]

@@ -13,6 +13,7 @@ from .rnn_cells import *  # noqa: F401,F403
 from .rnns import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
 from .tensor_array import TensorArray  # noqa: F401
+from .image import *  # noqa: F401,F403
 
 __all__ = ["CellList", "SequentialCell", "ReLU", "ReLU6", "Sigmoid", "Tanh", "SiLU", "LeakyReLU",
            "ELU", "GELU", "Softplus", "Softmax", "LogSoftmax", "get_activation", "HSwish",
@@ -26,3 +27,6 @@ __all__ = ["CellList", "SequentialCell", "ReLU", "ReLU6", "Sigmoid", "Tanh", "Si
            "TransformerDecoderLayer", "TransformerDecoder", "Transformer", "TensorArray"]
 # layers published models use (the sweep of issue 21): basic, pooling and padding
 __all__ += ["ResizeBilinear", "MaxPool1d", "AvgPool1d", "ReflectionPad1d", "ReflectionPad2d"]
+__all__ += ["FastGelu", "Tanhshrink", "Softmin", "SoftShrink", "HShrink", "Threshold", "GLU",
+            "OneHot", "Dropout1d", "Dropout2d", "Dropout3d", "Roll", "PixelShuffle",
+            "PixelUnshuffle"]

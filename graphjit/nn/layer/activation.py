@@ -204,3 +204,84 @@ class PReLU(Cell):
         if x.ndim < 2:
             return ops.where(x > 0, x, x * self.w)
         return ops.prelu(x, self.w)
+
+
+# -- the rest of MindSpore 2.10's activation Cells ------------------------------------------
+class FastGelu(_Fn):
+    """MindSpore's FastGelu: x / (1 + exp(-1.702 |x|)) * exp(0.851 (x - |x|))."""
+    _fn = staticmethod(ops.fast_gelu)
+
+
+class Tanhshrink(Cell):
+    """x - tanh(x)."""
+
+    def construct(self, x):
+        return x - ops.tanh(x)
+
+
+class Softmin(Cell):
+    """softmax(-x) along axis."""
+
+    def __init__(self, axis=-1):
+        super().__init__()
+        self.axis = axis
+
+    def construct(self, x):
+        return ops.softmax(-x, self.axis)
+
+
+class SoftShrink(Cell):
+    """x - lambd where x > lambd, x + lambd where x < -lambd, else 0."""
+
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        if lambd < 0:
+            raise ValueError(f"SoftShrink: lambd must be no less than 0, got {lambd}")
+        self.lambd = float(lambd)
+
+    def construct(self, x):
+        zero = ops.zeros_like(x)
+        return ops.where(x > self.lambd, x - self.lambd,
+                         ops.where(x < -self.lambd, x + self.lambd, zero))
+
+
+class HShrink(Cell):
+    """x where |x| > lambd, else 0."""
+
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = float(lambd)
+
+    def construct(self, x):
+        return ops.where(ops.abs(x) > self.lambd, x, ops.zeros_like(x))
+
+
+class Threshold(Cell):
+    """x where x > threshold, else value."""
+
+    def __init__(self, threshold, value):
+        super().__init__()
+        self.threshold, self.value = float(threshold), float(value)
+
+    def construct(self, x):
+        return ops.where(x > self.threshold, x, ops.full_like(x, self.value))
+
+
+class GLU(Cell):
+    """a * sigmoid(b), a and b the two halves of the input along axis."""
+
+    def __init__(self, axis=-1):
+        super().__init__()
+        self.axis = axis
+
+    def construct(self, x):
+        a, b = ops.chunk(x, 2, self.axis)
+        return a * ops.sigmoid(b)
+
+
+_ACTIVATIONS.update({"fast_gelu": FastGelu, "tanhshrink": Tanhshrink, "softmin": Softmin,
+                     "softshrink": SoftShrink, "hshrink": HShrink, "hswish": HSwish,
+                     "hsigmoid": HSigmoid, "mish": Mish, "logsigmoid": LogSigmoid,
+                     "softsign": Softsign, "selu": SeLU, "hardtanh": Hardtanh,
+                     "prelu": PReLU})
+__all__ += ["FastGelu", "Tanhshrink", "Softmin", "SoftShrink", "HShrink", "Threshold", "GLU"]

@@ -178,3 +178,77 @@ def _resize_bilinear(x, size, scale_factor, align_corners, half_pixel):
         hi = ops.gather(out, Tensor(i1), axis)
         out = lo + (hi - lo) * wt
     return out
+
+
+# -- more of MindSpore 2.10's basic layers --------------------------------------------------
+class OneHot(Cell):
+    """One-hot vectors of `depth` along `axis` (on_value / off_value, of dtype) for integer
+    indices; MindSpore's nn.OneHot."""
+
+    def __init__(self, axis=-1, depth=1, on_value=1.0, off_value=0.0, dtype=float32):
+        super().__init__()
+        if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
+            raise ValueError(f"OneHot: depth must be a non-negative int, got {depth!r}")
+        self.axis, self.depth, self.dtype = axis, depth, dtype
+        self.on_value = Tensor(np.asarray(on_value, dtype.np))
+        self.off_value = Tensor(np.asarray(off_value, dtype.np))
+
+    def construct(self, indices):
+        return ops.one_hot(indices, self.depth, self.on_value, self.off_value, self.axis)
+
+
+class _ChannelDropout(Cell):
+    """Zero whole channels (dim 1) with probability p while training, scaling the rest by
+    1 / (1 - p); the masks are drawn as Dropout's (ms.set_seed), in both modes."""
+
+    _ranks = ()
+
+    def __init__(self, p=0.5):
+        super().__init__()
+        if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 <= p <= 1:
+            raise ValueError(f"{type(self).__name__}: p must be a float in [0, 1], got {p!r}")
+        self.p = float(p)
+
+    def construct(self, x):
+        check_rank(x, self._ranks, type(self).__name__)
+        if not self.training or self.p == 0:
+            return x
+        if self.p == 1:
+            return ops.zeros_like(x)
+        if x.ndim == self._ranks[-1]:
+            shape = x.shape[:2] + (1,) * (x.ndim - 2)
+        else:                                   # no batch dim: (C, ...)
+            shape = x.shape[:1] + (1,) * (x.ndim - 1)
+        mask = ops.dropout(ops.ones(shape, x.dtype), self.p, True)
+        return x * mask
+
+
+class Dropout1d(_ChannelDropout):
+    """Channel dropout of (N, C, L) or (C, L)."""
+    _ranks = (2, 3)
+
+
+class Dropout2d(_ChannelDropout):
+    """Channel dropout of (N, C, H, W)."""
+    _ranks = (4,)
+
+
+class Dropout3d(_ChannelDropout):
+    """Channel dropout of (N, C, D, H, W)."""
+    _ranks = (5,)
+
+
+class Roll(Cell):
+    """Elements shifted along axis by shift (wrapping around); several axes at once with
+    tuples."""
+
+    def __init__(self, shift, axis):
+        super().__init__()
+        self.shift = tuple(shift) if isinstance(shift, (list, tuple)) else shift
+        self.axis = tuple(axis) if isinstance(axis, (list, tuple)) else axis
+
+    def construct(self, input_x):
+        return ops.roll(input_x, self.shift, self.axis)
+
+
+__all__ += ["OneHot", "Dropout1d", "Dropout2d", "Dropout3d", "Roll"]
