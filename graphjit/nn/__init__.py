@@ -19,9 +19,11 @@ from .layer import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .optim import *  # noqa: F401,F403
 from .dynamic_lr import *  # noqa: F401,F403
+from .learning_rate_schedule import *  # noqa: F401,F403
 from .wrap import *  # noqa: F401,F403
 from .metrics import MAE, MSE, Accuracy, Loss, Metric  # MindSpore 1.x's nn names
 from . import layer, loss, optim, wrap, dynamic_lr, metrics  # noqa: F401
+from . import learning_rate_schedule  # noqa: F401
 
 __all__ = ["Cell", "GraphCell", "CellList", "SequentialCell", "ReLU", "ReLU6", "Sigmoid", "Tanh", "SiLU",
            "LeakyReLU", "ELU", "GELU", "Softplus", "Softmax", "LogSoftmax", "Flatten", "Identity",
@@ -45,4 +47,5 @@ __all__ = ["Cell", "GraphCell", "CellList", "SequentialCell", "ReLU", "ReLU6", "
            "TensorArray"]
 __all__ += ["FastGelu", "Tanhshrink", "Softmin", "SoftShrink", "HShrink", "Threshold", "GLU",
             "OneHot", "Dropout1d", "Dropout2d", "Dropout3d", "Roll", "PixelShuffle",
-            "PixelUnshuffle"]
+            "PixelUnshuffle", "LearningRateSchedule", "ExponentialDecayLR", "NaturalExpDecayLR",
+            "InverseDecayLR", "CosineDecayLR", "PolynomialDecayLR", "WarmUpLR"]

@@ -7,6 +7,7 @@ import numpy as np
 from ... import ops
 from ...common.parameter import ParameterTuple
 from ..cell import Cell
+from ..learning_rate_schedule import LearningRateSchedule
 from ...common.parameter import Parameter
 from ...common.tensor import Tensor
 
@@ -83,7 +84,8 @@ class Optimizer(Cell):
             params = [params[i] for i in perm]
             lr_index = [lr_index[i] for i in perm]
             decays = [decays[i] for i in perm]
-        made = [_lr_parameter(lr, "learning_rate" if len(lrs) == 1 else
+        made = [(lr, True) if isinstance(lr, LearningRateSchedule) else
+                _lr_parameter(lr, "learning_rate" if len(lrs) == 1 else
                               f"learning_rate_group_{i}", cls) for i, lr in enumerate(lrs)]
         dynamic = {d for _, d in made}
         if len(dynamic) > 1:
@@ -135,6 +137,10 @@ class Optimizer(Cell):
         step = self.global_step
         lrs = ()
         for lr in self.learning_rates:
+            if isinstance(lr, LearningRateSchedule):    # the rate of this step, computed
+                # (its construct runs as Python here, on graph values in a graph)
+                lrs += (ops.reshape(lr.construct(step), ()),)
+                continue
             last = lr.shape[0] - 1
             lrs += (ops.reshape(ops.gather(lr, ops.minimum(step, last), 0), ()),)
         ops.assign_add(self.global_step, 1)
