@@ -102,3 +102,41 @@ def test_user_schedule_with_momentum(mode):
     for _ in range(2):
         step(ms.Tensor(np.ones(1, np.float32)))
     np.testing.assert_allclose(w.asnumpy(), [-(0.4 + 0.2)], rtol=1e-6)
+
+
+class WarmupThenCosine(nn.LearningRateSchedule):
+    """A schedule whose construct branches on the step (as mindcv's WarmupCosineDecayLR)."""
+
+    def __init__(self):
+        super().__init__()
+        self.warmup_steps = 2
+        self.warmup_lr = nn.WarmUpLR(0.4, 2)
+        self.cosine = nn.CosineDecayLR(0.0, 0.4, 2)
+
+    def construct(self, global_step):
+        if global_step > self.warmup_steps:
+            lr = self.cosine(global_step - self.warmup_steps)
+        else:
+            lr = self.warmup_lr(global_step)
+        return lr
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_schedule_branching_on_the_step(mode):
+    ms.set_context(mode=mode)
+    w = ms.Parameter(ms.Tensor(np.zeros(1, np.float32)), name="w")
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.w = w
+
+        def construct(self, x):
+            return (self.w * x).sum()
+
+    net = Net()
+    step = nn.TrainOneStepCell(net, nn.SGD(net.trainable_params(), WarmupThenCosine()))
+    for _ in range(5):
+        step(ms.Tensor(np.ones(1, np.float32)))
+    # steps 0..4: warmup 0, 0.2, 0.4; then cosine at 1: 0.2, at 2: 0
+    np.testing.assert_allclose(w.asnumpy(), [-(0.0 + 0.2 + 0.4 + 0.2 + 0.0)], atol=1e-6)

@@ -92,7 +92,15 @@ class Optimizer(Cell):
             raise ValueError(f"{cls}: give every group a fixed learning rate or every group "
                              f"one per step, not both")
         self.parameters = self._parameters = ParameterTuple(params)
-        self.learning_rates = tuple(p for p, _ in made)
+        rates = tuple(p for p, _ in made)
+        if all(isinstance(r, Parameter) for r in rates):
+            # registered (MindSpore's group rates are a ParameterTuple too): a construct
+            # built from source reads them as the Cell's state
+            self.learning_rates = ParameterTuple(rates)
+        elif any(isinstance(r, Parameter) for r in rates):
+            raise ValueError(f"{cls}: give every group a LearningRateSchedule or none")
+        else:
+            self.learning_rates = rates
         self.learning_rate = self.learning_rates[0]
         self.dynamic_lr = dynamic.pop()
         self.is_group_lr = len(lrs) > 1
@@ -138,13 +146,16 @@ class Optimizer(Cell):
         lrs = ()
         for lr in self.learning_rates:
             if isinstance(lr, LearningRateSchedule):    # the rate of this step, computed
-                # (its construct runs as Python here, on graph values in a graph)
-                lrs += (ops.reshape(lr.construct(step), ()),)
+                lrs += (ops.reshape(lr(step), ()),)
                 continue
             last = lr.shape[0] - 1
             lrs += (ops.reshape(ops.gather(lr, ops.minimum(step, last), 0), ()),)
         ops.assign_add(self.global_step, 1)
         return lrs if self.is_group_lr else lrs[0]
+
+    # built from source when a construct calls it (frontend.calls), as the user's code: a
+    # schedule's construct is then built like any called Cell's (its `if` on the step too)
+    get_lr._graphjit_from_source = True
 
     def lr_of(self, lr, i):
         """The learning rate of Parameter i, from get_lr's value."""
