@@ -8,6 +8,7 @@ from ... import ops
 from ...common.parameter import ParameterTuple
 from ..cell import Cell
 from ..learning_rate_schedule import LearningRateSchedule
+from ...ops.composite import HyperMap, Map
 from ...common.parameter import Parameter
 from ...common.tensor import Tensor
 
@@ -38,6 +39,23 @@ def _lr_parameter(lr, name, cls):
     return Parameter(arr, name=name, requires_grad=False), arr.ndim == 1
 
 
+def opt_init_args_register(fn):
+    """MindSpore's decorator of optimizer __init__ methods: records the arguments
+    (init_args) the optimizer was made with."""
+    import functools
+    import inspect
+
+    @functools.wraps(fn)
+    def wrapper(self, *args, **kwargs):
+        bound = inspect.signature(fn).bind(self, *args, **kwargs)
+        bound.apply_defaults()
+        init_args = dict(bound.arguments)
+        init_args.pop("self", None)
+        object.__setattr__(self, "init_args", init_args)
+        return fn(self, *args, **kwargs)
+    return wrapper
+
+
 class Optimizer(Cell):
     """Base of optimizers: the Parameters (or groups of them, dicts with 'params' and
     optionally 'lr' and 'weight_decay'; a dict with 'order_params' fixes the order),
@@ -48,7 +66,7 @@ class Optimizer(Cell):
     def __init__(self, learning_rate, parameters, weight_decay=0.0, loss_scale=1.0):
         super().__init__()
         cls = type(self).__name__
-        params, lrs, decays, order = [], [], [], None
+        params, lrs, decays, flags, order = [], [], [], [], None
         items = list(parameters) if parameters is not None else []
         if not items:
             raise ValueError(f"{cls}: the optimizer got no Parameters")
@@ -72,8 +90,10 @@ class Optimizer(Cell):
             for p in group:
                 params.append(p)
                 lr_index.append(len(lrs) - 1)
-                decays.append(wd if grouped or ("beta" not in str(p.name) and
-                                                "gamma" not in str(p.name)) else 0.0)
+                flag = wd > 0 if grouped else ("beta" not in str(p.name) and
+                                               "gamma" not in str(p.name))
+                flags.append(flag)
+                decays.append(wd if flag else 0.0)
         if order is not None:
             pos = {id(p): i for i, p in enumerate(params)}
             missing = [p.name for p in order if id(p) not in pos]
@@ -84,6 +104,7 @@ class Optimizer(Cell):
             params = [params[i] for i in perm]
             lr_index = [lr_index[i] for i in perm]
             decays = [decays[i] for i in perm]
+            flags = [flags[i] for i in perm]
         made = [(lr, True) if isinstance(lr, LearningRateSchedule) else
                 _lr_parameter(lr, "learning_rate" if len(lrs) == 1 else
                               f"learning_rate_group_{i}", cls) for i, lr in enumerate(lrs)]
@@ -106,12 +127,27 @@ class Optimizer(Cell):
         self.is_group_lr = len(lrs) > 1
         self.lr_index = tuple(lr_index)
         self.decays = tuple(decays)
+        # MindSpore's Optimizer attributes that subclasses (mindcv's AdamW, ...) read
+        self.is_group = grouped
+        self.decay_flags = tuple(bool(f) for f in flags)
+        self.optim_filter = (True,) * len(params)
+        self.param_length = len(params)
+        self.use_parallel = False
+        self.map_ = Map()
+        self.map_reverse = Map(None, True)
+        self.hyper_map = HyperMap()
+        self.hyper_map_reverse = HyperMap(None, True)
         self.weight_decay = weight_decay
         self.exec_weight_decay = any(d > 0 for d in decays)
         self.need_scale = self.loss_scale != 1.0
         self.reciprocal_scale = 1.0 / self.loss_scale
         self.global_step = Parameter(np.zeros((1,), np.int32), name="global_step",
                                      requires_grad=False)
+
+    def broadcast_params(self, optim_result):
+        """The updated Parameters shared among the devices of a parallel optimizer
+        (MindSpore); one process: the result itself."""
+        return optim_result
 
     def decay_weight(self, gradients):
         """gradient + weight_decay * parameter, for the Parameters that decay."""

@@ -21,6 +21,7 @@ from typing import Callable
 
 import numpy as np
 
+from ...common.parameter import ParameterTuple
 from ...common.tensor import TensorLike
 from ..function.grad.grad_func import _weights, GradFunction
 
@@ -144,7 +145,12 @@ class MultitypeFuncGraph:
         return deco
 
     def resolve(self, args) -> Callable:
-        """The implementation registered for these arguments; TypeError if none."""
+        """The implementation registered for these arguments; TypeError if none. With
+        one registration, that one whatever the arguments' types (MindSpore's
+        MultitypeFuncGraph.__call__: mindcv's AdamW registers its update for a Tensor
+        weight_decay and is given the optimizer's float)."""
+        if len(self.entries) == 1:
+            return self.entries[0][1]
         names = [type_name(a) for a in args]
         for types, fn in self.entries:
             if len(types) == len(names) and all(_matches(t, n) for t, n in zip(types, names)):
@@ -182,6 +188,8 @@ class _Mapper:
         return self._map(caller, fn, seqs, depth=0)
 
     def _map(self, caller, fn, args, depth):
+        # a ParameterTuple (an optimizer's parameters, its moments) maps as the tuple it is
+        args = [tuple(a) if isinstance(a, ParameterTuple) else a for a in args]
         seqs = [a for a in args if type(a) in (tuple, list)]
         if not seqs or (depth > 0 and not self.recursive):
             return caller(fn, *args)
