@@ -241,7 +241,8 @@ def _check_of(cls):
     found = None
     for base in cls.__mro__:
         fn = CHECKS.get(base.__name__)
-        if fn is not None and (base.__module__ or "").startswith("graphjit.") and \
+        # graphjit.nn's layers (mint.nn's layers of the same names take other arguments)
+        if fn is not None and (base.__module__ or "").startswith("graphjit.nn.") and \
                 getattr(cls, "construct", None) is getattr(base, "construct", None):
             found = fn
             break

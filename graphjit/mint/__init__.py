@@ -392,4 +392,107 @@ def std(input, dim=None, *, correction=1, keepdim=False):
     return ops.std(input, _dim(dim), correction, keepdim)
 
 
+
+# -- more of mint's functions, over graphjit.ops -------------------------------------------
+def mm(input, mat2):
+    return ops.mm(input, mat2)
+
+
+def dot(input, other):
+    """The inner product of two 1-D tensors."""
+    return ops.sum(ops.mul(input, other))
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """beta * input + alpha * (batch1 @ batch2), batched."""
+    out = ops.bmm(batch1, batch2)
+    if alpha != 1:
+        out = ops.mul(out, alpha)
+    return ops.add(input if beta == 1 else ops.mul(input, beta), out)
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    """beta * input + alpha * (mat1 @ mat2)."""
+    out = ops.matmul(mat1, mat2)
+    if alpha != 1:
+        out = ops.mul(out, alpha)
+    return ops.add(input if beta == 1 else ops.mul(input, beta), out)
+
+
+def log1p(input):
+    return ops.log1p(input)
+
+
+def expm1(input):
+    return ops.expm1(input)
+
+
+def sign(input):
+    return ops.sign(input)
+
+
+def trunc(input):
+    return ops.trunc(input)
+
+
+def flip(input, dims):
+    return ops.flip(input, tuple(dims) if isinstance(dims, list) else dims)
+
+
+def roll(input, shifts, dims=None):
+    return ops.roll(input, shifts, dims)
+
+
+def nonzero(input, *, as_tuple=False):
+    return ops.nonzero(input, as_tuple=as_tuple)
+
+
+def masked_select(input, mask):
+    return ops.masked_select(input, mask)
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return ops.isclose(input, other, rtol, atol, equal_nan)
+
+
+def logical_xor(input, other):
+    return ops.logical_xor(input, other)
+
+
+def cumprod(input, dim, dtype=None):
+    return ops.cumprod(input, dim, dtype)
+
+
+def remainder(input, other):
+    return ops.remainder(input, other)
+
+
+def fmod(input, other):
+    return ops.fmod(input, other)
+
+
+def floor_divide(input, other):
+    return ops.floor_divide(input, other)
+
+
+def bitwise_and(input, other):
+    return ops.bitwise_and(input, other)
+
+
+def bitwise_or(input, other):
+    return ops.bitwise_or(input, other)
+
+
+def bitwise_xor(input, other):
+    return ops.bitwise_xor(input, other)
+
+
+def clip(input, min=None, max=None):
+    return ops.clamp(input, min, max)
+
+
+__all__ += ["mm", "dot", "baddbmm", "addmm", "log1p", "expm1", "sign", "trunc", "flip", "roll",
+            "nonzero", "masked_select", "isclose", "logical_xor", "cumprod", "remainder", "fmod",
+            "floor_divide", "bitwise_and", "bitwise_or", "bitwise_xor", "clip"]
+
 from . import nn  # noqa: E402

@@ -230,3 +230,48 @@ def test_functional_matches_layers(mode):
     np.testing.assert_allclose(F.linear(x, lin.weight, lin.bias).asnumpy(), lin(x).asnumpy(),
                                rtol=1e-6)
     assert F.dropout(x, 0.3, training=False) is x
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_more_functions_and_layers(mode):
+    ms.set_context(mode=mode)
+    F = mint.nn.functional
+    x = np.array([[3., 4.], [0., 0.]], np.float32)
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.emb = mint.nn.Embedding(5, 2, padding_idx=0)
+            self.act = mint.nn.PReLU()
+
+        def construct(self, idx, v):
+            e = self.emb(idx)
+            n = F.normalize(v, dim=1)
+            return self.act(e - 10.0), n, mint.baddbmm(mint.zeros(1, 2, 2), v.reshape(1, 2, 2),
+                                                     v.reshape(1, 2, 2), alpha=2)
+
+    net = Net()
+    idx = ms.Tensor(np.array([0, 3], np.int32))
+    e, n, b = net(idx, ms.Tensor(x))
+    w = net.emb.weight.asnumpy()
+    assert not w[0].any()                                      # the padding row
+    np.testing.assert_allclose(e.asnumpy(), np.where(w[[0, 3]] - 10 > 0, w[[0, 3]] - 10,
+                                                     0.25 * (w[[0, 3]] - 10)), rtol=1e-6)
+    np.testing.assert_allclose(n.asnumpy(), [[0.6, 0.8], [0.0, 0.0]], rtol=1e-6)
+    np.testing.assert_allclose(b.asnumpy()[0], 2 * x @ x, rtol=1e-6)
+    assert [p.name for p in net.get_parameters()] == ["emb.weight", "act.weight"]
+
+
+def test_more_function_values():
+    F = mint.nn.functional
+    oh = F.one_hot(ms.Tensor(np.array([0, 2], np.int64)), 3)
+    assert oh.dtype == ms.int64
+    np.testing.assert_array_equal(oh.asnumpy(), [[1, 0, 0], [0, 0, 1]])
+    assert float(mint.dot(ms.Tensor(np.array([1., 2.], np.float32)),
+                          ms.Tensor(np.array([3., 4.], np.float32))).asnumpy()) == 11.0
+    x = ms.Tensor(np.array([[3., 4.], [0., 0.]], np.float32))
+    # mint's smooth_l1_loss reduces by mean by default (ops.smooth_l1_loss: 'none')
+    assert float(F.smooth_l1_loss(x, x * 0).asnumpy()) == pytest.approx((2.5 + 3.5) / 4)
+    loss = mint.nn.SmoothL1Loss(reduction="sum")
+    assert float(loss(x, x * 0).asnumpy()) == pytest.approx(6.0)
+    np.testing.assert_array_equal(mint.flip(x, [0]).asnumpy(), x.asnumpy()[::-1])

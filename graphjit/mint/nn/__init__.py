@@ -381,3 +381,115 @@ class L1Loss(Cell):
 
     def construct(self, input, target):
         return ops.l1_loss(input, target, self.reduction)
+
+
+# -- more of mint.nn ----------------------------------------------------------------------
+class Embedding(Cell):
+    """weight (num_embeddings, embedding_dim) drawn from N(0, 1), the padding_idx row
+    zeros; construct gathers the rows of the indices."""
+
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None,
+                 norm_type=2.0, scale_grad_by_freq=False, sparse=False, _weight=None,
+                 _freeze=False, dtype=None):
+        super().__init__()
+        if max_norm is not None:
+            raise NotImplementedError("mint.nn.Embedding: max_norm is not supported")
+        dtype = float32 if dtype is None else dtype
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        if padding_idx is not None and padding_idx < 0:
+            padding_idx += num_embeddings
+        self.padding_idx = padding_idx
+        if _weight is None:
+            data = init.initializer(init.Normal(1.0), (num_embeddings, embedding_dim),
+                                    dtype).asnumpy()
+            if padding_idx is not None:
+                data[padding_idx] = 0
+        else:
+            data = _weight.asnumpy() if hasattr(_weight, "asnumpy") else _weight
+        self.weight = Parameter(data, name="weight", requires_grad=not _freeze)
+
+    def construct(self, input):
+        return F.embedding(input, self.weight, self.padding_idx)
+
+
+class Softplus(Cell):
+    def __init__(self, beta=1.0, threshold=20.0):
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+
+    def construct(self, input):
+        return ops.softplus(input, self.beta, self.threshold)
+
+
+class Hardtanh(Cell):
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+        super().__init__()
+        self.min_val, self.max_val = min_val, max_val
+
+    def construct(self, input):
+        return ops.hardtanh(input, self.min_val, self.max_val)
+
+
+class PReLU(Cell):
+    """x where x > 0, else weight * x; weight (num_parameters,), init 0.25."""
+
+    def __init__(self, num_parameters=1, init=0.25, dtype=None):
+        super().__init__()
+        import numpy as np
+        dtype = float32 if dtype is None else dtype
+        self.weight = Parameter(np.full((num_parameters,), init, dtype.np), name="weight")
+
+    def construct(self, input):
+        if input.ndim < 2:
+            return ops.where(input > 0, input, input * self.weight)
+        return ops.prelu(input, self.weight)
+
+
+class _Loss(Cell):
+    def __init__(self, reduction="mean"):
+        super().__init__()
+        if reduction not in ("mean", "sum", "none"):
+            raise ValueError(f"{type(self).__name__}: reduction must be 'mean', 'sum' or "
+                             f"'none', got {reduction!r}")
+        self.reduction = reduction
+
+
+class SmoothL1Loss(_Loss):
+    def __init__(self, reduction="mean", beta=1.0):
+        super().__init__(reduction)
+        self.beta = beta
+
+    def construct(self, input, target):
+        return F.smooth_l1_loss(input, target, self.reduction, self.beta)
+
+
+class BCEWithLogitsLoss(_Loss):
+    def __init__(self, weight=None, reduction="mean", pos_weight=None):
+        super().__init__(reduction)
+        self.weight, self.pos_weight = weight, pos_weight
+
+    def construct(self, input, target):
+        return F.binary_cross_entropy_with_logits(input, target, self.weight, self.reduction,
+                                                  self.pos_weight)
+
+
+class NLLLoss(_Loss):
+    def __init__(self, weight=None, ignore_index=-100, reduction="mean"):
+        super().__init__(reduction)
+        self.weight, self.ignore_index = weight, ignore_index
+
+    def construct(self, input, target):
+        return F.nll_loss(input, target, self.weight, self.ignore_index, self.reduction)
+
+
+class KLDivLoss(_Loss):
+    def __init__(self, reduction="mean", log_target=False):
+        super().__init__(reduction)
+        self.log_target = log_target
+
+    def construct(self, input, target):
+        return F.kl_div(input, target, self.reduction, self.log_target)
+
+
+__all__ += ["Embedding", "Softplus", "Hardtanh", "PReLU", "SmoothL1Loss", "BCEWithLogitsLoss",
+            "NLLLoss", "KLDivLoss"]

@@ -3,6 +3,7 @@ over graphjit.ops."""
 from __future__ import annotations
 
 from ... import ops
+from ...ir.dtypes import int64 as _int64
 
 __all__ = ["relu", "relu6", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax",
            "dropout", "linear", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d",
@@ -177,3 +178,66 @@ def mse_loss(input, target, reduction="mean"):
 
 def l1_loss(input, target, reduction="mean"):
     return ops.l1_loss(input, target, reduction)
+
+
+def logsigmoid(input):
+    return ops.logsigmoid(input)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    return ops.hardtanh(input, min_val, max_val)
+
+
+def prelu(input, weight):
+    return ops.prelu(input, weight)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12):
+    """input / max(||input||_p along dim, eps)."""
+    if p == 2:
+        norm = ops.sqrt(ops.sum(ops.mul(input, input), dim, True))
+    else:
+        norm = ops.pow(ops.sum(ops.pow(ops.abs(input), p), dim, True), 1.0 / p)
+    return ops.div(input, ops.clamp(norm, eps, None))
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False):
+    """The rows of weight at the indices in input."""
+    if max_norm is not None:
+        raise NotImplementedError("mint.nn.functional.embedding: max_norm is not supported")
+    return ops.gather(weight, input, 0)
+
+
+def one_hot(tensor, num_classes=-1):
+    """int64 one-hot vectors along a new last dim (num_classes -1: max + 1, known only
+    eagerly)."""
+    if num_classes == -1:
+        num_classes = int(ops.amax(tensor).asnumpy()) + 1
+    return ops.cast(ops.one_hot(tensor, num_classes, 1, 0, -1), _int64)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean",
+                                     pos_weight=None):
+    return ops.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
+
+
+def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
+    return ops.nll_loss(input, target, weight, ignore_index, reduction)
+
+
+def smooth_l1_loss(input, target, reduction="mean", beta=1.0):
+    return ops.smooth_l1_loss(input, target, beta, reduction)
+
+
+def kl_div(input, target, reduction="mean", log_target=False):
+    return ops.kl_div(input, target, reduction, log_target)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    return ops.cosine_similarity(x1, x2, dim, eps)
+
+
+__all__ += ["logsigmoid", "hardtanh", "prelu", "normalize", "embedding", "one_hot",
+            "binary_cross_entropy_with_logits", "nll_loss", "smooth_l1_loss", "kl_div",
+            "cosine_similarity"]
