@@ -128,3 +128,13 @@ def test_checkparam_functions():
     assert validator.check_string("a", ["a", "b"], "s") == "a"
     with pytest.raises(TypeError, match="must be bool"):
         validator.check_bool(1, "flag")
+
+
+def test_no_match_is_both_value_and_type_error():
+    two = ops.MultitypeFuncGraph("pair")
+    two.register("Tensor")(lambda x: x)
+    two.register("Number")(lambda x: x)
+    with pytest.raises(ValueError):          # MindSpore's MultitypeFuncGraph.__call__
+        two("s")
+    with pytest.raises(TypeError):           # its graph-mode error
+        two("s")

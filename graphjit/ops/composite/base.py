@@ -121,6 +121,11 @@ def _matches(registered: str, actual: str) -> bool:
     return actual in _MATCHES.get(registered, {registered})
 
 
+class MultitypeMatchError(TypeError, ValueError):
+    """No registration of a MultitypeFuncGraph takes these arguments: MindSpore raises
+    ValueError when called as Python (PYNATIVE) and TypeError from a graph; this is both."""
+
+
 class MultitypeFuncGraph:
     """A function with one implementation per tuple of argument type names.
 
@@ -156,7 +161,7 @@ class MultitypeFuncGraph:
             if len(types) == len(names) and all(_matches(t, n) for t, n in zip(types, names)):
                 return fn
         known = "; ".join("(" + ", ".join(t) + ")" for t, _ in self.entries) or "none"
-        raise TypeError(f"The '{self.name}' operation does not support the type "
+        raise MultitypeMatchError(f"The '{self.name}' operation does not support the type "
                         f"[{', '.join(names)}] (MultitypeFuncGraph); the registered types "
                         f"are: {known}")
 
