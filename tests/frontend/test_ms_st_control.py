@@ -242,3 +242,35 @@ def test_list_pop_out_of_range(index):
 
     with pytest.raises(IndexError, match="The pop index out of range."):
         pop_at(Tensor(1, ms.int32))
+
+
+# tests/st/control/test_cont_grad.py: test_while_grad writes x[idx, :, 0:2] = max(x[idx])
+# into the input x inside a while; the gradient is x's as it came in (PYNATIVE answered
+# the gradient of x's final value, all ones, while GRAPH_MODE answered this)
+class _WriteRowMaxes(nn.Cell):
+    def construct(self, idx, end, x):
+        while idx < end:
+            x[idx, :, 0:2] = P.ReduceMax()(x[idx, :, :])
+            idx = idx + 1
+        return x
+
+
+@pytest.mark.parametrize("mode", [ms.GRAPH_MODE, ms.PYNATIVE_MODE])
+def test_gradient_of_an_input_written_in_place(mode):
+    ms.set_context(mode=mode)
+    try:
+        from graphjit.ops import composite as C
+        x = np.array([[[1, 7], [2, 3]], [[9, 0], [4, 5]]], np.float32)
+        grads = C.GradOperation(get_all=True)(_WriteRowMaxes())(
+            Tensor(0, ms.int32), Tensor(2, ms.int32), Tensor(x))
+        want = np.zeros_like(x)
+        want[0, 0, 1] = want[1, 0, 0] = 4.0      # each row's max fed 4 outputs
+        np.testing.assert_array_equal(grads[2].asnumpy(), want)
+
+        def first_is_max(v):
+            v[0] = v.max()
+            return v * v
+        g = ms.grad(first_is_max)(Tensor(np.array([1., 3., 2.], np.float32)))
+        np.testing.assert_array_equal(g.asnumpy(), [0., 12., 4.])
+    finally:
+        ms.set_context(mode=ms.GRAPH_MODE)
