@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import sys
 from dataclasses import dataclass
 from typing import Any, List, Optional
 
@@ -110,6 +111,9 @@ def recursion_error(name, loc, reason="", call=None) -> UnsupportedSyntaxError:
              f"(`return {call}(...)`, outside loops) so that graph mode builds a Loop")
 
 
+DEPTH = "_recursion_depth"      # the Loop's count of calls (not a name users write)
+
+
 def tail_loop(fndef: ast.FunctionDef, name: str, is_method: bool, loc) -> ast.FunctionDef:
     """fndef with its body in a `while True:` loop and each recursive tail call
     `return f(args)` replaced by assigning args to the parameters and `continue`.
@@ -168,10 +172,22 @@ def tail_loop(fndef: ast.FunctionDef, name: str, is_method: bool, loc) -> ast.Fu
     for node in ast.walk(ast.Module(body=body, type_ignores=[])):
         if is_self_call(node):
             raise refuse(f"not every recursive call is a tail call (`return {call}(...)`)")
-    loop = ast.While(test=ast.Constant(True), body=body, orelse=[])
-    ast.copy_location(loop, fndef)
-    ast.fix_missing_locations(loop)
-    new.body = [loop]
+    # eager Python stops a recursion that never ends with RecursionError; the Loop
+    # counts its iterations and raises RuntimeError (RecursionError's base, and what
+    # MindSpore raises) past the same limit: a graph that never ends is no answer
+    limit = sys.getrecursionlimit()
+    guard = ast.parse(
+        f"{DEPTH} = {DEPTH} + 1\n"
+        f"if {DEPTH} > {limit}:\n"
+        f"    raise RuntimeError('maximum recursion depth exceeded: {name!s} called itself "
+        f"more than {limit} times (an endless loop?)')\n").body
+    start = ast.parse(f"{DEPTH} = 0").body
+    loop = ast.While(test=ast.Constant(True), body=guard + body, orelse=[])
+    for st in start + [loop]:
+        ast.copy_location(st, fndef)
+        for sub in ast.walk(st):
+            ast.copy_location(sub, fndef)
+    new.body = start + [loop]
     return new
 
 
