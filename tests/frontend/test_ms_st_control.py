@@ -274,3 +274,68 @@ def test_gradient_of_an_input_written_in_place(mode):
         np.testing.assert_array_equal(g.asnumpy(), [0., 12., 4.])
     finally:
         ms.set_context(mode=ms.GRAPH_MODE)
+
+
+# tests/st/control/test_recrusive_fun.py: test_recrusive_endless; a recursion that never
+# ends raised RecursionError in eager Python but built (or ran) forever in graph mode
+@jit
+def _down_then_up(x):
+    if x > 0:
+        return _down_then_up(x - 1)
+    return _down_then_up(x + 1)
+
+
+@jit
+def _until_big(x):
+    if x > 10:
+        return x
+    return _until_big(x * 1)
+
+
+def test_endless_tail_recursion_raises_runtime_error():
+    # the loop's exit never depends on x: found while building
+    with pytest.raises(RuntimeError, match="recursion depth exceeded.*endless loop"):
+        _down_then_up(Tensor([5], ms.int32))
+    # the exit depends on x: the Loop counts its calls when it runs
+    assert _until_big(Tensor([11], ms.int32)).asnumpy().tolist() == [11]
+    with pytest.raises(RuntimeError, match="_until_big called itself more than"):
+        _until_big(Tensor([1], ms.int32))
+
+
+def test_deep_tail_recursion_below_the_limit_still_runs():
+    @jit
+    def count(x, n):
+        if n > 0:
+            return count(x + 1, n - 1)
+        return x
+    assert count(Tensor([0], ms.int32), Tensor(900, ms.int32)).asnumpy().tolist() == [900]
+
+
+# a Parameter written in place (self.w[0] = v) while a gradient is taken is a state update,
+# as ops.assign: PYNATIVE differentiated it as an op on the weight's slot, GRAPH_MODE
+# follows the assign rule (v not differentiated; later reads of w are reads of w)
+class _WritesItsWeight(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = Parameter(Tensor(np.array([1., 2., 3.], np.float32)), name="w")
+
+    def construct(self, x):
+        y = self.w * x
+        self.w[0] = x.sum()
+        return y + self.w * x
+
+
+@pytest.mark.parametrize("mode", [ms.GRAPH_MODE, ms.PYNATIVE_MODE])
+def test_gradient_with_a_parameter_written_in_place(mode):
+    ms.set_context(mode=mode)
+    try:
+        net = _WritesItsWeight()
+        out, (dx, (dw,)) = ms.value_and_grad(net, grad_position=0,
+                                             weights=net.trainable_params())(
+            Tensor(np.array([1., 1., 2.], np.float32)))
+        np.testing.assert_array_equal(out.asnumpy(), [5., 4., 12.])
+        np.testing.assert_array_equal(dx.asnumpy(), [5., 4., 6.])    # w, then w written
+        np.testing.assert_array_equal(dw.asnumpy(), [2., 2., 4.])    # x at both reads
+        np.testing.assert_array_equal(net.w.asnumpy(), [4., 2., 3.])
+    finally:
+        ms.set_context(mode=ms.GRAPH_MODE)
