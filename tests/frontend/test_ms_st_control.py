@@ -339,3 +339,105 @@ def test_gradient_with_a_parameter_written_in_place(mode):
         np.testing.assert_array_equal(net.w.asnumpy(), [4., 2., 3.])
     finally:
         ms.set_context(mode=ms.GRAPH_MODE)
+
+
+# tests/st/control/test_recrusive_fun.py: recursion that is not a tail call, its depth
+# chosen by a tensor (test_f_ok, test_recrusive_fun), is two Loops over a stack of frames
+_ONE = Tensor([1], ms.int32)
+_ZERO = Tensor([0], ms.int32)
+
+
+def _count_up(x):
+    if x > 0:
+        return _count_up(x - 1) + 1
+    return _ONE
+
+
+def _mixed(x):
+    y = _ZERO
+    if x < 0:
+        y = _ONE
+    elif x < 3:
+        y = x * _mixed(x - 1)
+    elif x < 5:
+        y = x * _mixed(x - 2)
+    else:
+        y = _mixed(x - 4)
+    z = y + 1
+    return z
+
+
+def _python(fn, v):
+    """fn run on Python ints (its tensors' ops on a 1-element int)."""
+    if fn is _count_up:
+        return v + 1 if v > 0 else 1
+    if v < 0:
+        y = 1
+    elif v < 3:
+        y = v * _python(fn, v - 1)
+    elif v < 5:
+        y = v * _python(fn, v - 2)
+    else:
+        y = _python(fn, v - 4)
+    return y + 1
+
+
+@pytest.mark.parametrize("mode", [ms.GRAPH_MODE, ms.PYNATIVE_MODE])
+@pytest.mark.parametrize("fn", [_count_up, _mixed])
+def test_linear_recursion_of_tensor_depth(mode, fn):
+    ms.set_context(mode=mode)
+    try:
+        compiled = jit(fn)
+        for v in (-2, 0, 3, 4, 5, 7, 10):
+            assert compiled(Tensor([v], ms.int32)).asnumpy().tolist() == [_python(fn, v)], v
+    finally:
+        ms.set_context(mode=ms.GRAPH_MODE)
+
+
+class _ScaledSum(nn.Cell):
+    def construct(self, x, n):
+        return self.step(x, n)
+
+    def step(self, x, n, scale=2):
+        if n > 0:
+            y = self.step(x, n - 1, scale) * scale
+            return y + x
+        return x
+
+
+def test_linear_recursion_in_a_method_with_a_default():
+    out = _ScaledSum()(Tensor(np.array([1., 2.], np.float32)), Tensor(3, ms.int32))
+    np.testing.assert_array_equal(out.asnumpy(), [15., 30.])     # ((x*2+x)*2+x)*2+x
+
+
+def test_recursion_that_never_returns_raises_runtime_error():
+    @jit
+    def down(x):
+        if x < 0:
+            y = down(x - 3)
+        else:
+            y = x * down(x - 1)
+        return y + 1
+    with pytest.raises(RuntimeError, match="recursion depth exceeded.*endless loop"):
+        down(Tensor([5], ms.int32))
+
+
+def test_two_recursive_calls_on_a_path_are_still_refused():
+    @jit
+    def fib(n):
+        if n < 2:
+            return n
+        return fib(n - 1) + fib(n - 2)
+    with pytest.raises(ms.UnsupportedSyntaxError, match="fib"):
+        fib(Tensor(5, ms.int32))
+
+
+def test_recursive_call_in_an_if_test_is_refused():
+    @jit
+    def deeper(x):
+        if x > 0:
+            if deeper(x - 1) > 2:
+                return x
+        return x * 0
+    with pytest.raises(ms.UnsupportedSyntaxError, match="calls itself in an `if` test"):
+        deeper(Tensor([3], ms.int32))
