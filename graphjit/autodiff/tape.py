@@ -80,6 +80,9 @@ class Tape:
         self.slot_of: Dict[int, int] = {}
         self.keep: List[object] = []      # every tracked tensor: ids stay unique
         self.n_slots = 0
+        # each source's slot when it was watched: an in-place update (x[i] = v) rebinds
+        # the tensor to the update's output, but the gradient asked for is x's as it came in
+        self.source_slot: Dict[int, int] = {}
 
     def __enter__(self):
         if current() is not None:
@@ -108,7 +111,7 @@ class Tape:
 
     def watch(self, tensor):
         """Make `tensor` a source; returns it."""
-        self._new_slot(tensor)
+        self.source_slot[id(tensor)] = self._new_slot(tensor)
         return tensor
 
     def tracks(self, x) -> bool:
@@ -175,7 +178,8 @@ class Tape:
             s = self.slot_of.get(id(t))
             if s is not None:
                 add(s, seed)
-        wanted = {self.slot_of.get(id(x)) for x in sources}
+        src = [self.source_slot.get(id(x), self.slot_of.get(id(x))) for x in sources]
+        wanted = set(src)
         for rec in reversed(self.records):
             gs = [None if s is None else adj.get(s) for s in rec.out_slots]
             if all(g is None for g in gs):
@@ -195,5 +199,4 @@ class Tape:
             for s in rec.out_slots:      # consumed: free what no source needs
                 if s is not None and s not in wanted:
                     adj.pop(s, None)
-        return [None if self.slot_of.get(id(x)) is None else adj.get(self.slot_of[id(x)])
-                for x in sources]
+        return [None if s is None else adj.get(s) for s in src]

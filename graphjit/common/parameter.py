@@ -12,6 +12,7 @@ from ..ir.dtypes import (bool_, float16, float32, float64, int8, int16, int32, i
 from ..ir.errors import UnsupportedSyntaxError
 from .eager_fast import keep_general
 from .tensor import Tensor, _F, current_recorder
+from ..autodiff import tape as _tape
 
 __all__ = ["Parameter", "ParameterTuple", "mutable"]
 
@@ -164,7 +165,13 @@ class Parameter(Tensor):
         return self._data.shape[0]
 
     def __setitem__(self, key, value):
-        Tensor.__setitem__(self, key, value)
+        tape = _tape.current()
+        if tape is not None and tape.tracks(self):
+            # a state update, as ops.assign: not differentiated, and later reads of the
+            # Parameter are reads of it (the rule GRAPH_MODE's gradients follow)
+            self._write_items(self._data, key, value)
+        else:
+            Tensor.__setitem__(self, key, value)
         _frozen(self._data)
 
     def clone(self, init="same"):

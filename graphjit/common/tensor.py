@@ -224,6 +224,10 @@ class Tensor(TensorLike):
             self._data = new._data
             tape.rebind(self, new)
             return
+        self._write_items(a, key, value)
+
+    def _write_items(self, a, key, value):
+        """a[key] = value into this tensor's data, in place (unrecorded)."""
         if isinstance(key, TensorLike):
             key = np.asarray(key)
         if isinstance(key, tuple):

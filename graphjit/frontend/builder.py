@@ -29,6 +29,7 @@ from .operators import IBINOPS
 from .source import FunctionSource, get_source, refuse_iterator_function
 from .recursion import (Activation, Recursion, deepest_recursion, default_name,
                         find_recursion, recursion_error, static_key, tail_loop)
+from .recursion_linear import frame_constants, linear_loop
 from .state import BRK, CONT, FLAGS, RAISED, RET, RETVAL, Compiler
 from .values import (DynamicList, GraphTensor, Lent as _Lent, Undefined, active, as_graph,
                      current_loc, set_loc)
@@ -578,7 +579,11 @@ def _recursion_as_loop(compiler, fn, src, self_obj, args, kwargs, closure, r: Re
             names=(r.name,), hint="add a base case that returns without calling itself")
     active().truncate(n_nodes)          # what the first build left behind
     del compiler.records[n_records:]
-    node = tail_loop(src.node, fn.__name__, self_obj is not None, r.loc)
+    try:
+        node = tail_loop(src.node, fn.__name__, self_obj is not None, r.loc)
+    except UnsupportedSyntaxError as not_tail:     # one call per path: a stack of frames
+        node = linear_loop(src.node, fn.__name__, self_obj is not None, r.loc, not_tail)
+        closure = {**(closure or {}), **frame_constants(node)}
     env = _bind_ast_args(node.args, list(args), dict(kwargs), list(fn.__defaults__ or ()),
                          dict(fn.__kwdefaults__ or {}), fn.__name__)
     params = node.args.posonlyargs + node.args.args

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import sys
 from dataclasses import dataclass
 from typing import Any, List, Optional
 
@@ -23,7 +24,7 @@ from ..common.tensor import Tensor
 from .values import DynamicList, GraphTensor
 
 __all__ = ["Activation", "Recursion", "static_key", "find_recursion", "deepest_recursion",
-           "tail_loop", "recursion_error", "default_name"]
+           "tail_loop", "recursion_error", "default_name", "counted_loop", "located"]
 
 
 @dataclass
@@ -106,8 +107,11 @@ def recursion_error(name, loc, reason="", call=None) -> UnsupportedSyntaxError:
         f"'{name}' calls itself under a condition that depends on a tensor value, so how "
         f"deep the recursion goes is known only when the graph runs" +
         (f"; {reason}" if reason else ""), loc=loc, names=(name,),
-        hint=f"write it as a loop (while ...), or make every recursive call a tail call "
-             f"(`return {call}(...)`, outside loops) so that graph mode builds a Loop")
+        hint=f"write it as a loop (while ...), or let each call call {call}() at most "
+             f"once (outside loops and `if` tests) so that graph mode builds Loops")
+
+
+DEPTH = "_recursion_depth"      # the Loop's count of calls (not a name users write)
 
 
 def tail_loop(fndef: ast.FunctionDef, name: str, is_method: bool, loc) -> ast.FunctionDef:
@@ -168,11 +172,35 @@ def tail_loop(fndef: ast.FunctionDef, name: str, is_method: bool, loc) -> ast.Fu
     for node in ast.walk(ast.Module(body=body, type_ignores=[])):
         if is_self_call(node):
             raise refuse(f"not every recursive call is a tail call (`return {call}(...)`)")
-    loop = ast.While(test=ast.Constant(True), body=body, orelse=[])
-    ast.copy_location(loop, fndef)
-    ast.fix_missing_locations(loop)
-    new.body = [loop]
+    new.body = counted_loop(body, name, fndef)
     return new
+
+
+def counted_loop(body, name: str, where, test: str = "True") -> list:
+    """`DEPTH = 0; while True: <count a call, refuse past the limit>; body`: eager
+    Python stops a recursion that never ends with RecursionError; the Loop counts its
+    iterations and raises RuntimeError (RecursionError's base, and what MindSpore raises)
+    past the same limit: a graph that never ends is no answer."""
+    limit = sys.getrecursionlimit()
+    guard = ast.parse(
+        f"{DEPTH} = {DEPTH} + 1\n"
+        f"if {DEPTH} > {limit}:\n"
+        f"    raise RuntimeError('maximum recursion depth exceeded: {name!s} called itself "
+        f"more than {limit} times (an endless loop?)')\n").body
+    start = ast.parse(f"{DEPTH} = 0").body
+    test = located([ast.Expr(ast.parse(test, mode="eval").body)], where)[0].value
+    loop = ast.While(test=test, body=located(guard, where) + body, orelse=[])
+    ast.copy_location(loop, where)
+    ast.fix_missing_locations(loop)
+    return located(start, where) + [loop]
+
+
+def located(stmts, where) -> list:
+    """Generated statements with every node at where's source location."""
+    for st in stmts:
+        for sub in ast.walk(st):
+            ast.copy_location(sub, where)
+    return stmts
 
 
 def _rebind(ret: ast.Return, call: ast.Call, positional, kwonly, with_default, refuse):

@@ -242,3 +242,202 @@ def test_list_pop_out_of_range(index):
 
     with pytest.raises(IndexError, match="The pop index out of range."):
         pop_at(Tensor(1, ms.int32))
+
+
+# tests/st/control/test_cont_grad.py: test_while_grad writes x[idx, :, 0:2] = max(x[idx])
+# into the input x inside a while; the gradient is x's as it came in (PYNATIVE answered
+# the gradient of x's final value, all ones, while GRAPH_MODE answered this)
+class _WriteRowMaxes(nn.Cell):
+    def construct(self, idx, end, x):
+        while idx < end:
+            x[idx, :, 0:2] = P.ReduceMax()(x[idx, :, :])
+            idx = idx + 1
+        return x
+
+
+@pytest.mark.parametrize("mode", [ms.GRAPH_MODE, ms.PYNATIVE_MODE])
+def test_gradient_of_an_input_written_in_place(mode):
+    ms.set_context(mode=mode)
+    try:
+        from graphjit.ops import composite as C
+        x = np.array([[[1, 7], [2, 3]], [[9, 0], [4, 5]]], np.float32)
+        grads = C.GradOperation(get_all=True)(_WriteRowMaxes())(
+            Tensor(0, ms.int32), Tensor(2, ms.int32), Tensor(x))
+        want = np.zeros_like(x)
+        want[0, 0, 1] = want[1, 0, 0] = 4.0      # each row's max fed 4 outputs
+        np.testing.assert_array_equal(grads[2].asnumpy(), want)
+
+        def first_is_max(v):
+            v[0] = v.max()
+            return v * v
+        g = ms.grad(first_is_max)(Tensor(np.array([1., 3., 2.], np.float32)))
+        np.testing.assert_array_equal(g.asnumpy(), [0., 12., 4.])
+    finally:
+        ms.set_context(mode=ms.GRAPH_MODE)
+
+
+# tests/st/control/test_recrusive_fun.py: test_recrusive_endless; a recursion that never
+# ends raised RecursionError in eager Python but built (or ran) forever in graph mode
+@jit
+def _down_then_up(x):
+    if x > 0:
+        return _down_then_up(x - 1)
+    return _down_then_up(x + 1)
+
+
+@jit
+def _until_big(x):
+    if x > 10:
+        return x
+    return _until_big(x * 1)
+
+
+def test_endless_tail_recursion_raises_runtime_error():
+    # the loop's exit never depends on x: found while building
+    with pytest.raises(RuntimeError, match="recursion depth exceeded.*endless loop"):
+        _down_then_up(Tensor([5], ms.int32))
+    # the exit depends on x: the Loop counts its calls when it runs
+    assert _until_big(Tensor([11], ms.int32)).asnumpy().tolist() == [11]
+    with pytest.raises(RuntimeError, match="_until_big called itself more than"):
+        _until_big(Tensor([1], ms.int32))
+
+
+def test_deep_tail_recursion_below_the_limit_still_runs():
+    @jit
+    def count(x, n):
+        if n > 0:
+            return count(x + 1, n - 1)
+        return x
+    assert count(Tensor([0], ms.int32), Tensor(900, ms.int32)).asnumpy().tolist() == [900]
+
+
+# a Parameter written in place (self.w[0] = v) while a gradient is taken is a state update,
+# as ops.assign: PYNATIVE differentiated it as an op on the weight's slot, GRAPH_MODE
+# follows the assign rule (v not differentiated; later reads of w are reads of w)
+class _WritesItsWeight(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = Parameter(Tensor(np.array([1., 2., 3.], np.float32)), name="w")
+
+    def construct(self, x):
+        y = self.w * x
+        self.w[0] = x.sum()
+        return y + self.w * x
+
+
+@pytest.mark.parametrize("mode", [ms.GRAPH_MODE, ms.PYNATIVE_MODE])
+def test_gradient_with_a_parameter_written_in_place(mode):
+    ms.set_context(mode=mode)
+    try:
+        net = _WritesItsWeight()
+        out, (dx, (dw,)) = ms.value_and_grad(net, grad_position=0,
+                                             weights=net.trainable_params())(
+            Tensor(np.array([1., 1., 2.], np.float32)))
+        np.testing.assert_array_equal(out.asnumpy(), [5., 4., 12.])
+        np.testing.assert_array_equal(dx.asnumpy(), [5., 4., 6.])    # w, then w written
+        np.testing.assert_array_equal(dw.asnumpy(), [2., 2., 4.])    # x at both reads
+        np.testing.assert_array_equal(net.w.asnumpy(), [4., 2., 3.])
+    finally:
+        ms.set_context(mode=ms.GRAPH_MODE)
+
+
+# tests/st/control/test_recrusive_fun.py: recursion that is not a tail call, its depth
+# chosen by a tensor (test_f_ok, test_recrusive_fun), is two Loops over a stack of frames
+_ONE = Tensor([1], ms.int32)
+_ZERO = Tensor([0], ms.int32)
+
+
+def _count_up(x):
+    if x > 0:
+        return _count_up(x - 1) + 1
+    return _ONE
+
+
+def _mixed(x):
+    y = _ZERO
+    if x < 0:
+        y = _ONE
+    elif x < 3:
+        y = x * _mixed(x - 1)
+    elif x < 5:
+        y = x * _mixed(x - 2)
+    else:
+        y = _mixed(x - 4)
+    z = y + 1
+    return z
+
+
+def _python(fn, v):
+    """fn run on Python ints (its tensors' ops on a 1-element int)."""
+    if fn is _count_up:
+        return v + 1 if v > 0 else 1
+    if v < 0:
+        y = 1
+    elif v < 3:
+        y = v * _python(fn, v - 1)
+    elif v < 5:
+        y = v * _python(fn, v - 2)
+    else:
+        y = _python(fn, v - 4)
+    return y + 1
+
+
+@pytest.mark.parametrize("mode", [ms.GRAPH_MODE, ms.PYNATIVE_MODE])
+@pytest.mark.parametrize("fn", [_count_up, _mixed])
+def test_linear_recursion_of_tensor_depth(mode, fn):
+    ms.set_context(mode=mode)
+    try:
+        compiled = jit(fn)
+        for v in (-2, 0, 3, 4, 5, 7, 10):
+            assert compiled(Tensor([v], ms.int32)).asnumpy().tolist() == [_python(fn, v)], v
+    finally:
+        ms.set_context(mode=ms.GRAPH_MODE)
+
+
+class _ScaledSum(nn.Cell):
+    def construct(self, x, n):
+        return self.step(x, n)
+
+    def step(self, x, n, scale=2):
+        if n > 0:
+            y = self.step(x, n - 1, scale) * scale
+            return y + x
+        return x
+
+
+def test_linear_recursion_in_a_method_with_a_default():
+    out = _ScaledSum()(Tensor(np.array([1., 2.], np.float32)), Tensor(3, ms.int32))
+    np.testing.assert_array_equal(out.asnumpy(), [15., 30.])     # ((x*2+x)*2+x)*2+x
+
+
+def test_recursion_that_never_returns_raises_runtime_error():
+    @jit
+    def down(x):
+        if x < 0:
+            y = down(x - 3)
+        else:
+            y = x * down(x - 1)
+        return y + 1
+    with pytest.raises(RuntimeError, match="recursion depth exceeded.*endless loop"):
+        down(Tensor([5], ms.int32))
+
+
+def test_two_recursive_calls_on_a_path_are_still_refused():
+    @jit
+    def fib(n):
+        if n < 2:
+            return n
+        return fib(n - 1) + fib(n - 2)
+    with pytest.raises(ms.UnsupportedSyntaxError, match="fib"):
+        fib(Tensor(5, ms.int32))
+
+
+def test_recursive_call_in_an_if_test_is_refused():
+    @jit
+    def deeper(x):
+        if x > 0:
+            if deeper(x - 1) > 2:
+                return x
+        return x * 0
+    with pytest.raises(ms.UnsupportedSyntaxError, match="calls itself in an `if` test"):
+        deeper(Tensor([3], ms.int32))

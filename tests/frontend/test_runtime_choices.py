@@ -312,13 +312,29 @@ def test_tail_recursion_builds_one_loop():
     assert "Loop" in str(report)
 
 
-def test_recursion_that_is_not_a_tail_call_is_refused_naming_the_function_and_call():
+class TwoCalls(nn.Cell):
+    def count(self, x):
+        if x.sum() > 0:
+            return self.count(x - 1) + self.count(x - 2)
+        return x
+
+    def construct(self, x):
+        return self.count(x)
+
+
+@pytest.mark.parametrize("xs", [[3.0, 1.0, 0.5], [-1.0, 0.0, 0.5]])
+def test_recursion_calling_itself_once_per_call_is_a_pair_of_loops(xs):
+    run_both(NotTail, _t(xs))
+
+
+def test_recursion_calling_itself_twice_is_refused_naming_the_function_and_call():
     ms.set_context(mode=ms.GRAPH_MODE)
     with pytest.raises(ms.UnsupportedSyntaxError) as info:
-        NotTail()(_t([3.0, 1.0, 0.5]))
+        TwoCalls()(_t([3.0, 1.0, 0.5]))
     e = info.value
     assert "'count' calls itself under a condition that depends on a tensor value" in str(e)
-    assert e.loc.text.strip() == "return self.count(x - 1) + 1"
+    assert "more than once" in str(e)
+    assert e.loc.text.strip() == "return self.count(x - 1) + self.count(x - 2)"
     assert "nests too deeply" not in str(e)
 
 

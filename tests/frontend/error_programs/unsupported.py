@@ -233,7 +233,7 @@ class AsyncConstruct(nn.Cell):
 class RecursionDepthFromTensor(nn.Cell):
     def count(self, x):
         if x.sum() > 0:
-            return self.count(x - 1) + 1
+            return self.count(x - 1) + self.count(x - 2)
         return x
 
     def construct(self, x):
