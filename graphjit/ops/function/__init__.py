@@ -13,6 +13,9 @@ from .debug_func import *  # noqa: F401,F403
 from .layer_func import *  # noqa: F401,F403
 from .nn_func import *  # noqa: F401,F403
 from .grad import *  # noqa: F401,F403
+from .math_func_more import *  # noqa: F401,F403
+from .array_func_more import *  # noqa: F401,F403
+from . import math_func_more as _math_more, array_func_more as _array_more
 
 __all__ = ["reshape", "flatten", "transpose", "expand_dims", "unsqueeze", "squeeze", "concat",
            "cat", "stack", "split", "chunk", "tile", "broadcast_to", "gather", "shape",
@@ -45,4 +48,5 @@ __all__ = ["reshape", "flatten", "transpose", "expand_dims", "unsqueeze", "squee
            "cosine_similarity", "dense", "softmax", "log_softmax", "relu6", "leaky_relu", "gelu",
            "silu", "softplus", "elu", "GradFunction", "grad", "value_and_grad", "tensor_leaves",
            "map_leaves", "stop_gradient", "get_grad"]
-__all__ += ["fast_gelu"]   # FastGeLU as a function (the sweep of issue 21)
+__all__ += ["fast_gelu"]
+__all__ += _math_more.__all__ + _array_more.__all__   # MindSpore 2.x functions composed   # FastGeLU as a function (the sweep of issue 21)
