@@ -292,3 +292,76 @@ class TensorLike:
 
     def numel(self):
         return self.size
+
+    # MindSpore 2.x Tensor methods over ops/function/{math,array}_func_more.py and
+    # linalg_func.py (same names and parameters as the functions, self first)
+    def log2(self): return _F().log2(self)
+    def log10(self): return _F().log10(self)
+    def exp2(self): return _F().exp2(self)
+    def atan2(self, other): return _F().atan2(self, other)
+    def arctan2(self, other): return _F().atan2(self, other)
+    def hypot(self, other): return _F().hypot(self, other)
+    def lerp(self, end, weight): return _F().lerp(self, end, weight)
+    def logit(self, eps=None): return _F().logit(self, eps)
+    def xlogy(self, y): return _F().xlogy(self, y)
+    def erfc(self): return _F().erfc(self)
+    def frac(self): return _F().frac(self)
+    def deg2rad(self): return _F().deg2rad(self)
+    def rad2deg(self): return _F().rad2deg(self)
+    def isneginf(self): return _F().isneginf(self)
+    def isposinf(self): return _F().isposinf(self)
+    def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
+        return _F().nan_to_num(self, nan, posinf, neginf)
+    def fmax(self, other): return _F().fmax(self, other)
+    def fmin(self, other): return _F().fmin(self, other)
+    def float_power(self, exponent): return _F().float_power(self, exponent)
+    def copysign(self, other): return _F().copysign(self, other)
+    def signbit(self): return _F().signbit(self)
+    def heaviside(self, values): return _F().heaviside(self, values)
+    def gcd(self, other): return _F().gcd(self, other)
+    def lcm(self, other): return _F().lcm(self, other)
+    def logaddexp(self, other): return _F().logaddexp(self, other)
+    def logaddexp2(self, other): return _F().logaddexp2(self, other)
+    def ldexp(self, other): return _F().ldexp(self, other)
+    def nansum(self, axis=None, keepdims=False, dtype=None):
+        return _F().nansum(self, axis, keepdims, dtype=dtype)
+    def nanmean(self, axis=None, keepdims=False, *, dtype=None):
+        return _F().nanmean(self, axis, keepdims, dtype=dtype)
+    def median(self, axis=-1, keepdims=False): return _F().median(self, axis, keepdims)
+    def quantile(self, q, axis=None, keepdims=False):
+        return _F().quantile(self, q, axis, keepdims)
+    def diff(self, n=1, axis=-1, prepend=None, append=None):
+        return _F().diff(self, n, axis, prepend, append)
+    def dot(self, other): return _F().dot(self, other)
+    def mv(self, vec): return _F().mv(self, vec)
+    def baddbmm(self, batch1, batch2, beta=1, alpha=1):
+        return _F().baddbmm(self, batch1, batch2, beta, alpha)
+    def trace(self): return _F().trace(self)
+    def diag(self): return _F().diag(self)
+    def diagonal(self, offset=0, axis1=0, axis2=1):
+        return _F().diagonal(self, offset, axis1, axis2)
+    def kron(self, other): return _F().kron(self, other)
+    def cross(self, other, dim=None): return _F().cross(self, other, dim)
+    def renorm(self, p, axis, maxnorm): return _F().renorm(self, p, axis, maxnorm)
+    def hardshrink(self, lambd=0.5): return _F().hardshrink(self, lambd)
+    def argsort(self, axis=-1, descending=False): return _F().argsort(self, axis, descending)
+    def searchsorted(self, v, side="left", sorter=None):
+        return _F().searchsorted(self, v, side=side, sorter=sorter)
+    def cummax(self, axis): return _F().cummax(self, axis)
+    def cummin(self, axis): return _F().cummin(self, axis)
+    def moveaxis(self, source, destination): return _F().moveaxis(self, source, destination)
+    def movedim(self, source, destination): return _F().movedim(self, source, destination)
+    def tensor_split(self, indices_or_sections, axis=0):
+        return _F().tensor_split(self, indices_or_sections, axis)
+    def hsplit(self, indices_or_sections): return _F().hsplit(self, indices_or_sections)
+    def vsplit(self, indices_or_sections): return _F().vsplit(self, indices_or_sections)
+    def dsplit(self, indices_or_sections): return _F().dsplit(self, indices_or_sections)
+    def rot90(self, k=1, dims=(0, 1)): return _F().rot90(self, k, dims)
+    def index_fill(self, axis, index, value): return _F().index_fill(self, axis, index, value)
+    def argwhere(self): return _F().argwhere(self)
+    def bincount(self, weights=None, minlength=0): return _F().bincount(self, weights, minlength)
+    def inverse(self): return _F().inverse(self)
+    def det(self): return _F().det(self)
+    def slogdet(self): return _F().slogdet(self)
+    def matrix_power(self, n): return _F().matrix_power(self, n)
+    def gather_elements(self, dim, index): return _F().gather_elements(self, dim, index)

@@ -454,3 +454,95 @@ def test_argument_errors(call, exc, match):
 
 def test_is_tensor():
     assert ops.is_tensor(ms.Tensor(1.0)) and not ops.is_tensor(np.ones(2))
+
+
+# -- square matrices (linalg_func.py) ------------------------------------------------------
+MAT = R.standard_normal((2, 4, 4)).astype(np.float32)
+RHS = R.standard_normal((2, 4, 3)).astype(np.float32)
+LINALG = [
+    ("inverse", lambda a: ops.inverse(a), (MAT,), np.linalg.inv),
+    ("det", lambda a: ops.det(a), (MAT,), np.linalg.det),
+    ("det 2d", lambda a: ops.det(a), (MAT[0].copy(),), np.linalg.det),
+    ("det singular", lambda a: ops.det(a), (np.array([[1, 2], [2, 4]], np.float32),),
+     np.linalg.det),
+    ("slogdet", lambda a: ops.slogdet(a), (MAT,), lambda a: list(np.linalg.slogdet(a))),
+    ("slogdet singular", lambda a: ops.slogdet(a), (np.array([[1, 2], [2, 4]], np.float64),),
+     lambda a: [np.float64(0), np.float64(-np.inf)]),
+    ("matrix_solve", lambda a, b: ops.matrix_solve(a, b), (MAT, RHS), np.linalg.solve),
+    ("matrix_solve adjoint", lambda a, b: ops.matrix_solve(a, b, True), (MAT, RHS),
+     lambda a, b: np.linalg.solve(np.swapaxes(a, -1, -2), b)),
+    ("matrix_power", lambda a: ops.matrix_power(a, 5), (MAT,),
+     lambda a: np.linalg.matrix_power(a, 5)),
+    ("matrix_power neg", lambda a: ops.matrix_power(a, -2), (MAT,),
+     lambda a: np.linalg.matrix_power(a, -2)),
+    ("matrix_power 0", lambda a: ops.matrix_power(a, 0), (MAT,),
+     lambda a: np.broadcast_to(np.eye(4, dtype=np.float32), a.shape)),
+]
+
+
+@pytest.mark.parametrize("name, fn, args, ref", LINALG, ids=[c[0] for c in LINALG])
+def test_square_matrices_against_numpy(name, fn, args, ref):
+    got = _np(_both(fn, *args))
+    want = ref(*args)
+    got, want = (got, want) if isinstance(want, list) else ([got], [want])
+    for g, w in zip(got, want):
+        assert g.shape == np.shape(w) and g.dtype == args[0].dtype
+        np.testing.assert_allclose(g, np.asarray(w, g.dtype), rtol=2e-5, atol=2e-5)
+
+
+@pytest.mark.parametrize("fn", [lambda a: ops.det(a), lambda a: ops.slogdet(a)[1],
+                                lambda a: ops.inverse(a)])
+def test_square_matrix_gradients(fn):
+    a = MAT[0].astype(np.float64)
+    (g,) = _grad_of(fn, a)
+    np.testing.assert_allclose(g, _numeric_grad(fn, [a], 0), rtol=1e-5, atol=1e-6)
+
+
+def test_det_gradient_is_det_times_inverse_transpose():
+    a = MAT[1].astype(np.float64)
+    (g,) = _grad_of(lambda m: ops.det(m), a)
+    np.testing.assert_allclose(g, np.linalg.det(a) * np.linalg.inv(a).T, rtol=1e-9)
+
+
+def test_square_matrix_errors():
+    with pytest.raises(TypeError, match="float16, float32 or float64"):
+        ops.inverse(ms.Tensor(np.eye(2, dtype=np.int32)))
+    with pytest.raises(ValueError, match="square"):
+        ops.det(ms.Tensor(X))
+
+
+# -- the Tensor method spellings -----------------------------------------------------------
+METHODS = [
+    ("log2", lambda x: x.log2(), (np.abs(X) + 1,), np.log2),
+    ("log10", lambda x: x.log10(), (np.abs(X) + 1,), np.log10),
+    ("atan2", lambda x, y: x.atan2(y), (X, Y), np.arctan2),
+    ("hypot", lambda x, y: x.hypot(y), (X, Y), np.hypot),
+    ("argsort", lambda x: x.argsort(), (X,), lambda x: np.argsort(x, kind="stable")),
+    ("diagonal", lambda x: x.diagonal(1), (X,), lambda x: np.diagonal(x, 1)),
+    ("trace", lambda x: x.trace(), (X,), np.trace),
+    ("diag", lambda x: x.diag(), (V,), np.diag),
+    ("nan_to_num", lambda x: x.nan_to_num(), (SPECIAL,), np.nan_to_num),
+    ("cummin", lambda x: x.cummin(0)[0], (X,), lambda x: np.minimum.accumulate(x, 0)),
+    ("moveaxis", lambda x: x.moveaxis(0, 2), (X3,), lambda x: np.moveaxis(x, 0, 2)),
+    ("tensor_split", lambda x: x.tensor_split(2, 1), (X,), lambda x: np.array_split(x, 2, 1)),
+    ("rot90", lambda x: x.rot90(), (X,), np.rot90),
+    ("median", lambda x: x.median(0)[0], (X[:3].copy(),), lambda x: np.sort(x, 0)[1]),
+    ("nansum", lambda x: x.nansum(), (SPECIAL[1:5].copy(),), np.nansum),
+    ("det", lambda x: x.det(), (MAT,), np.linalg.det),
+    ("inverse", lambda x: x.inverse(), (MAT,), np.linalg.inv),
+    ("diff", lambda x: x.diff(), (X,), np.diff),
+    ("float_power", lambda x: x.float_power(2), (X,), lambda x: np.float_power(x, 2)),
+    ("frac", lambda x: x.frac(), (X * 3,), lambda x: np.fmod(x, 1)),
+    ("searchsorted", lambda s, v: s.searchsorted(v, side="right"),
+     (np.array([1, 2, 2, 3], np.float32), np.array([2.0], np.float32)), lambda s, v: [3]),
+]
+
+
+@pytest.mark.parametrize("name, fn, args, ref", METHODS, ids=[m[0] for m in METHODS])
+def test_tensor_methods(name, fn, args, ref):
+    got = _np(_both(fn, *args))
+    want = ref(*args)
+    got, want = (got, want) if isinstance(want, (list, tuple)) and isinstance(got, list) \
+        else ([got], [want])
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, np.asarray(w, g.dtype), rtol=2e-5, atol=2e-5)
