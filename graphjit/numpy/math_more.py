@@ -1,0 +1,555 @@
+"""More of mindspore.numpy's math: elementwise functions (float_power, fix, divmod,
+gcd/lcm, logaddexp, copysign, bitwise, signbit...), NaN-aware reductions (nansum,
+nanmean, nanvar, nanstd, nanmax, nanmin, nancumsum), cumprod, norm, products (kron,
+cross, multi_dot, matrix_power), trapz, convolve/correlate, cov/corrcoef, gradient,
+unwrap, interp, and the type helpers promote_types/result_type. Each stands on
+graphjit.ops, so it runs eagerly and in graphs alike."""
+from __future__ import annotations
+
+import builtins
+import math
+
+import numpy as np
+
+from .. import ops
+from ..ir import dtypes as dt
+from ..ir.defs.common import promote
+from ..common.tensor import Tensor, TensorLike
+from ._utils import check_dtype, normalize_axis, to_tensor
+from .math_ops import _axes, _cast, around, deg2rad
+
+__all__ = ["float_power", "fix", "divmod", "gcd", "lcm", "logaddexp", "logaddexp2", "copysign",
+           "bitwise_and", "bitwise_or", "bitwise_xor", "invert", "bitwise_not", "radians",
+           "isposinf", "isneginf", "signbit", "fabs", "round", "isscalar", "sometrue",
+           "array_equiv", "nansum", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin",
+           "nancumsum", "cumprod", "norm", "kron", "cross", "multi_dot", "matrix_power",
+           "trapz", "convolve", "correlate", "cov", "corrcoef", "gradient", "unwrap", "interp",
+           "promote_types", "result_type", "ediff1d"]
+
+_S = builtins.slice
+
+
+def _elementwise(fn, name, doc):
+    def f(x1, x2, dtype=None):
+        return _cast(fn(to_tensor(x1), to_tensor(x2)), dtype)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"mindspore.numpy.{name}: {doc}; dtype casts the result."
+    return f
+
+
+gcd = _elementwise(ops.gcd, "gcd", "the greatest common divisor of integers")
+lcm = _elementwise(ops.lcm, "lcm", "the least common multiple of integers")
+logaddexp = _elementwise(ops.logaddexp, "logaddexp", "log(exp(x1) + exp(x2))")
+logaddexp2 = _elementwise(ops.logaddexp2, "logaddexp2", "log2(2 ** x1 + 2 ** x2)")
+copysign = _elementwise(ops.copysign, "copysign", "|x1| with the sign of x2")
+bitwise_and = _elementwise(ops.bitwise_and, "bitwise_and", "x1 & x2 (integers or bool)")
+bitwise_or = _elementwise(ops.bitwise_or, "bitwise_or", "x1 | x2 (integers or bool)")
+bitwise_xor = _elementwise(ops.bitwise_xor, "bitwise_xor", "x1 ^ x2 (integers or bool)")
+
+
+def float_power(x1, x2, dtype=None):
+    """x1 ** x2 computed in float64 (MindSpore's numpy: float64 on CPU)."""
+    return _cast(ops.float_power(to_tensor(x1), to_tensor(x2)), dtype)
+
+
+def fix(x):
+    """Round toward zero; a non-floating input becomes float32."""
+    x = to_tensor(x)
+    if not x.dtype.is_floating:
+        x = ops.cast(x, dt.float32)
+    return ops.trunc(x)
+
+
+def divmod(x1, x2, dtype=None):
+    """(x1 // x2, x1 % x2), both flooring as Python does."""
+    a, b = to_tensor(x1), to_tensor(x2)
+    return _cast(ops.floor_divide(a, b), dtype), _cast(ops.remainder(a, b), dtype)
+
+
+def invert(x, dtype=None):
+    """~x: bitwise not of integers, logical not of bool."""
+    return _cast(ops.invert(to_tensor(x)), dtype)
+
+
+bitwise_not = invert
+
+
+def radians(x, dtype=None):
+    """Degrees to radians (deg2rad)."""
+    return deg2rad(x, dtype)
+
+
+def isposinf(x):
+    """True where x is +inf."""
+    return ops.isposinf(to_tensor(x))
+
+
+def isneginf(x):
+    """True where x is -inf."""
+    return ops.isneginf(to_tensor(x))
+
+
+def signbit(x, dtype=None):
+    """True where the sign bit is set (negative numbers and -0.0)."""
+    return _cast(ops.signbit(to_tensor(x)), dtype)
+
+
+def fabs(x, dtype=None):
+    """|x| as a float (a non-floating input becomes float32)."""
+    x = to_tensor(x)
+    if not x.dtype.is_floating:
+        x = ops.cast(x, dt.float32)
+    return _cast(ops.abs(x), dtype)
+
+
+def round(a, decimals=0, out=None):
+    """a rounded to decimals places, halves to even (numpy.round, around)."""
+    if out is not None:
+        raise TypeError("mindspore.numpy.round: out is not supported")
+    return around(a, decimals)
+
+
+def isscalar(element):
+    """Whether element is a Python or numpy scalar (a Tensor is not)."""
+    return isinstance(element, (int, float, bool, complex, str, bytes, np.generic))
+
+
+def sometrue(a, axis=None, keepdims=False):
+    """Whether any element over axis is true (any)."""
+    a = to_tensor(a)
+    return ops.any(a, _axes(axis, a.ndim), bool(keepdims))
+
+
+def array_equiv(a1, a2):
+    """Whether a1 and a2 broadcast to one shape and are equal everywhere (a bool
+    tensor)."""
+    a, b = to_tensor(a1), to_tensor(a2)
+    try:
+        np.broadcast_shapes(tuple(a.shape), tuple(b.shape))
+    except ValueError:
+        return to_tensor(False)
+    return ops.all(ops.equal(a, b))
+
+
+# -- NaN-aware reductions --------------------------------------------------------------------
+def _nan_to(a, value):
+    return ops.where(ops.isnan(a), ops.full_like(a, value), a) if a.dtype.is_floating else a
+
+
+def nansum(a, axis=None, dtype=None, keepdims=False):
+    """The sum over axis with NaN counted as zero, in a's dtype."""
+    a = to_tensor(a)
+    out = a.dtype if dtype is None else check_dtype(dtype)
+    return _cast(ops.sum(_nan_to(a, 0), _axes(axis, a.ndim), bool(keepdims)), out)
+
+
+def _count(a, axis, keepdims):
+    return ops.sum(ops.cast(ops.logical_not(ops.isnan(a)), a.dtype), _axes(axis, a.ndim),
+                   bool(keepdims))
+
+
+def nanmean(a, axis=None, dtype=None, keepdims=False):
+    """The mean over axis of the elements that are not NaN."""
+    a = to_tensor(a)
+    if not a.dtype.is_floating:
+        a = ops.cast(a, dt.float32)
+    s = ops.sum(_nan_to(a, 0), _axes(axis, a.ndim), bool(keepdims))
+    return _cast(s / _count(a, axis, keepdims), dtype)
+
+
+def nanvar(a, axis=None, dtype=None, ddof=0, keepdims=False):
+    """The variance over axis of the elements that are not NaN (divisor N - ddof)."""
+    a = to_tensor(a)
+    if not a.dtype.is_floating:
+        a = ops.cast(a, dt.float32)
+    m = nanmean(a, axis, keepdims=True)
+    d = _nan_to(a - m, 0)
+    s = ops.sum(d * d, _axes(axis, a.ndim), bool(keepdims))
+    n = _count(a, axis, keepdims) - ddof
+    return _cast(s / ops.maximum(n, ops.zeros_like(n)), dtype)
+
+
+def nanstd(a, axis=None, dtype=None, ddof=0, keepdims=False):
+    """The standard deviation over axis of the elements that are not NaN."""
+    return _cast(ops.sqrt(nanvar(a, axis, None, ddof, keepdims)), dtype)
+
+
+def _nan_extreme(fn, fill, a, axis, keepdims, dtype):
+    a = to_tensor(a)
+    if not a.dtype.is_floating:
+        return _cast(fn(a, _axes(axis, a.ndim), bool(keepdims)), dtype)
+    out = fn(_nan_to(a, fill), _axes(axis, a.ndim), bool(keepdims))
+    every_nan = ops.all(ops.isnan(a), _axes(axis, a.ndim), bool(keepdims))
+    return _cast(ops.where(every_nan, ops.full_like(out, math.nan), out), dtype)
+
+
+def nanmax(a, axis=None, dtype=None, keepdims=False):
+    """The maximum over axis ignoring NaN (NaN where every element is NaN)."""
+    return _nan_extreme(ops.amax, -math.inf, a, axis, keepdims, dtype)
+
+
+def nanmin(a, axis=None, dtype=None, keepdims=False):
+    """The minimum over axis ignoring NaN (NaN where every element is NaN)."""
+    return _nan_extreme(ops.amin, math.inf, a, axis, keepdims, dtype)
+
+
+def _scan_dtype(a, dtype):
+    if dtype is not None:
+        return check_dtype(dtype)
+    return dt.int32 if a.dtype.is_bool or a.dtype in (dt.int8, dt.int16, dt.uint8) else a.dtype
+
+
+def nancumsum(a, axis=None, dtype=None):
+    """The running sum along axis (of the flattened a when None), NaN counted as zero."""
+    a = to_tensor(a)
+    if axis is None:
+        a, axis = ops.reshape(a, (-1,)), 0
+    return ops.cumsum(_cast(_nan_to(a, 0), _scan_dtype(a, dtype)), normalize_axis(axis, a.ndim))
+
+
+def cumprod(a, axis=None, dtype=None):
+    """The running product along axis (of the flattened a when None)."""
+    a = to_tensor(a)
+    if axis is None:
+        a, axis = ops.reshape(a, (-1,)), 0
+    return ops.cumprod(_cast(a, _scan_dtype(a, dtype)), normalize_axis(axis, a.ndim))
+
+
+def norm(x, ord=None, axis=None, keepdims=False):
+    """Vector norms (ord a number, inf, -inf) over one axis, the Frobenius norm of all
+    elements or of two axes (ord None or 'fro'), and the matrix 1, inf, -1, -inf and
+    'nuc'-free norms over two axes."""
+    x = to_tensor(x)
+    if not x.dtype.is_floating:
+        x = ops.cast(x, dt.float32)
+    if isinstance(axis, int):
+        axis = (axis,)
+    axes = None if axis is None else tuple(normalize_axis(a, x.ndim) for a in axis)
+    if axes is None:
+        if ord is None or (ord == "fro" and x.ndim == 2):
+            return ops.sqrt(ops.sum(x * x, None, keepdims))
+        if x.ndim == 1:
+            axes = (0,)
+        elif x.ndim == 2:
+            axes = (0, 1)
+        else:
+            raise ValueError("mindspore.numpy.norm: improper number of dimensions to norm")
+    if len(axes) == 1:
+        if ord is None:
+            ord = 2
+        if isinstance(ord, str):
+            raise ValueError(f"mindspore.numpy.norm: invalid norm order {ord!r} for vectors")
+        a = x.abs()
+        if ord == math.inf:
+            return ops.amax(a, axes[0], keepdims)
+        if ord == -math.inf:
+            return ops.amin(a, axes[0], keepdims)
+        if ord == 0:
+            return ops.sum(ops.cast(ops.not_equal(x, 0), x.dtype), axes[0], keepdims)
+        if ord == 1:
+            return ops.sum(a, axes[0], keepdims)
+        if ord == 2:
+            return ops.sqrt(ops.sum(x * x, axes[0], keepdims))
+        return ops.pow(ops.sum(ops.pow(a, float(ord)), axes[0], keepdims), 1.0 / ord)
+    if len(axes) != 2:
+        raise ValueError("mindspore.numpy.norm: improper number of dimensions to norm")
+    r, c = axes
+    if ord is None or ord == "fro":
+        return ops.sqrt(ops.sum(x * x, axes, keepdims))
+    a = x.abs()
+    if ord in (1, -1):
+        s = ops.sum(a, r, True)
+        out = (ops.amax if ord == 1 else ops.amin)(s, c, True)
+    elif ord in (math.inf, -math.inf):
+        s = ops.sum(a, c, True)
+        out = (ops.amax if ord == math.inf else ops.amin)(s, r, True)
+    else:
+        raise ValueError(f"mindspore.numpy.norm: matrix norm order {ord!r} is not supported")
+    return out if keepdims else ops.squeeze(out, axes)
+
+
+# -- products ----------------------------------------------------------------------------------
+def kron(a, b):
+    """The Kronecker product."""
+    return ops.kron(to_tensor(a), to_tensor(b))
+
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """The cross product of 3-vectors (numpy's; 2-vectors are taken with a zero z)."""
+    a, b = to_tensor(a), to_tensor(b)
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = ops.moveaxis(a, axisa, -1), ops.moveaxis(b, axisb, -1)
+    if a.shape[-1] not in (2, 3) or b.shape[-1] not in (2, 3):
+        raise ValueError("mindspore.numpy.cross: incompatible dimensions for cross product "
+                         "(dimension must be 2 or 3)")
+    if a.shape[-1] == 2 and b.shape[-1] == 2:
+        return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+    if a.shape[-1] == 2:
+        a = ops.concat((a, ops.zeros_like(a[..., :1])), -1)
+    if b.shape[-1] == 2:
+        b = ops.concat((b, ops.zeros_like(b[..., :1])), -1)
+    out = ops.cross(a, b, -1)
+    return ops.moveaxis(out, -1, axisc)
+
+
+def multi_dot(arrays):
+    """The chained matrix product of the arrays (a 1-D first/last one is a row/column)."""
+    ts = [to_tensor(a) for a in arrays]
+    if len(ts) < 2:
+        raise ValueError("mindspore.numpy.multi_dot: expecting at least two arrays")
+    first_1d, last_1d = ts[0].ndim == 1, ts[-1].ndim == 1
+    if first_1d:
+        ts[0] = ops.reshape(ts[0], (1, -1))
+    if last_1d:
+        ts[-1] = ops.reshape(ts[-1], (-1, 1))
+    out = ts[0]
+    for t in ts[1:]:
+        out = ops.matmul(out, t)
+    if first_1d and last_1d:
+        return ops.reshape(out, ())
+    if first_1d:
+        return ops.squeeze(out, 0)
+    if last_1d:
+        return ops.squeeze(out, -1)
+    return out
+
+
+def matrix_power(a, n):
+    """a multiplied by itself n times (negative n: powers of the inverse)."""
+    return ops.matrix_power(to_tensor(a), n)
+
+
+def trapz(y, x=None, dx=1.0, axis=-1):
+    """The integral along axis by the trapezoidal rule."""
+    y = to_tensor(y)
+    return ops.trapz(y, None if x is None else to_tensor(x), dx=dx, dim=axis)
+
+
+def _conv_full(a, v):
+    a, v = ops.reshape(to_tensor(a), (-1,)), ops.reshape(to_tensor(v), (-1,))
+    if a.dtype is not v.dtype:
+        d = promote(a.dtype, v.dtype)
+        a, v = ops.cast(a, d), ops.cast(v, d)
+    n, m = a.shape[0], v.shape[0]
+    if n == 0 or m == 0:
+        raise ValueError("mindspore.numpy.convolve: inputs cannot be empty")
+    k = n + m - 1
+    # out[s] = sum_{i + j = s} a[i] v[j]: the outer product summed along anti-diagonals
+    sel = np.zeros((n * m, k), dtype=np.float32 if not a.dtype.is_floating else a.dtype.np)
+    ij = np.add.outer(np.arange(n), np.arange(m)).reshape(-1)
+    sel[np.arange(n * m), ij] = 1
+    prod = ops.reshape(ops.mul(ops.reshape(a, (n, 1)), ops.reshape(v, (1, m))), (1, n * m))
+    if a.dtype.is_floating:
+        out = ops.matmul(prod, Tensor(sel))
+    else:
+        out = ops.sum(ops.where(Tensor(sel.astype(bool)), ops.reshape(prod, (n * m, 1)),
+                                ops.zeros_like(ops.reshape(prod, (n * m, 1)))), 0, True)
+    return ops.reshape(out, (k,)), n, m
+
+
+def _mode_slice(full, n, m, mode, what):
+    if mode == "full":
+        return full
+    if mode == "same":
+        size = builtins.max(n, m)
+        start = (n + m - 1 - size) // 2
+        return full[start:start + size]
+    if mode == "valid":
+        size = builtins.max(n, m) - builtins.min(n, m) + 1
+        start = builtins.min(n, m) - 1
+        return full[start:start + size]
+    raise ValueError(f"mindspore.numpy.{what}: mode must be 'full', 'same' or 'valid', got "
+                     f"{mode!r}")
+
+
+def convolve(a, v, mode="full"):
+    """The discrete linear convolution of two 1-D sequences."""
+    full, n, m = _conv_full(a, v)
+    return _mode_slice(full, n, m, mode, "convolve")
+
+
+def correlate(a, v, mode="valid"):
+    """The cross-correlation of two 1-D sequences (numpy.correlate)."""
+    v = ops.reshape(to_tensor(v), (-1,))
+    full, n, m = _conv_full(a, ops.flip(v, (0,)))
+    return _mode_slice(full, n, m, mode, "correlate")
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None,
+        dtype=None):
+    """The covariance matrix of the variables (rows, or columns if not rowvar), with
+    optional frequency and observation weights."""
+    x = to_tensor(m)
+    if not x.dtype.is_floating:
+        x = ops.cast(x, dt.float32)
+    if x.ndim > 2:
+        raise ValueError("mindspore.numpy.cov: m has more than 2 dimensions")
+    x = ops.reshape(x, (1, -1)) if x.ndim < 2 else x
+    if not rowvar and x.shape[0] != 1:
+        x = x.T
+    if y is not None:
+        yt = to_tensor(y)
+        yt = ops.cast(yt, x.dtype)
+        yt = ops.reshape(yt, (1, -1)) if yt.ndim < 2 else yt
+        if not rowvar and yt.shape[0] != 1:
+            yt = yt.T
+        x = ops.concat((x, yt), 0)
+    if ddof is None:
+        ddof = 0 if bias else 1
+    w = None
+    if fweights is not None:
+        w = ops.cast(to_tensor(fweights), x.dtype)
+    if aweights is not None:
+        aw = ops.cast(to_tensor(aweights), x.dtype)
+        w = aw if w is None else w * aw
+    if w is None:
+        avg = ops.mean(x, 1, True)
+        fact = x.shape[1] - ddof
+        xc = x - avg
+        c = ops.matmul(xc, xc.T) / builtins.max(fact, 0)
+    else:
+        w_sum = ops.sum(w)
+        avg = ops.sum(x * w, 1, True) / w_sum
+        if ddof == 0:
+            fact = w_sum
+        elif aweights is None:
+            fact = w_sum - ddof
+        else:
+            fact = w_sum - ddof * ops.sum(w * aw) / w_sum
+        xc = x - avg
+        c = ops.matmul(xc * w, xc.T) / fact
+    c = ops.squeeze(c) if c.shape == (1, 1) else c
+    return _cast(c, dtype)
+
+
+def corrcoef(x, y=None, rowvar=True, dtype=None):
+    """Pearson correlation coefficients (cov normalized by the standard deviations,
+    clipped to [-1, 1])."""
+    c = cov(x, y, rowvar)
+    if c.ndim == 0:
+        return _cast(c / c, dtype)
+    d = ops.diagonal(c)
+    s = ops.sqrt(d)
+    c = c / ops.reshape(s, (-1, 1)) / ops.reshape(s, (1, -1))
+    return _cast(ops.clamp(c, -1.0, 1.0), dtype)
+
+
+def _sl(nd, axis, s):
+    key = [_S(None)] * nd
+    key[axis] = s
+    return tuple(key)
+
+
+def gradient(f, *varargs, axis=None, edge_order=1):
+    """The gradient by second-order central differences inside and first-order one-sided
+    differences at the edges (edge_order 1), along each axis (uniform spacings)."""
+    f = to_tensor(f)
+    if not f.dtype.is_floating:
+        f = ops.cast(f, dt.float32)
+    nd = f.ndim
+    axes = list(range(nd)) if axis is None else [
+        normalize_axis(a, nd) for a in ((axis,) if isinstance(axis, int) else axis)]
+    if edge_order != 1:
+        raise ValueError("mindspore.numpy.gradient: only edge_order=1 is supported")
+    if len(varargs) == 0:
+        dxs = [1.0] * len(axes)
+    elif len(varargs) == 1:
+        dxs = [varargs[0]] * len(axes)
+    elif len(varargs) == len(axes):
+        dxs = list(varargs)
+    else:
+        raise TypeError("mindspore.numpy.gradient: invalid number of spacing arguments")
+    for d in dxs:
+        if isinstance(d, TensorLike) and d.ndim != 0:
+            raise TypeError("mindspore.numpy.gradient: only scalar spacings are supported")
+    out = []
+    for a, dx in zip(axes, dxs):
+        n = f.shape[a]
+        if n < 2:
+            raise ValueError("mindspore.numpy.gradient: each dimension must have at least 2 "
+                             "elements")
+        first = (f[_sl(nd, a, _S(1, 2))] - f[_sl(nd, a, _S(0, 1))]) / dx
+        last = (f[_sl(nd, a, _S(n - 1, n))] - f[_sl(nd, a, _S(n - 2, n - 1))]) / dx
+        parts = [first]
+        if n > 2:
+            parts.append((f[_sl(nd, a, _S(2, None))] - f[_sl(nd, a, _S(None, -2))]) / (2.0 * dx))
+        parts.append(last)
+        out.append(ops.concat(parts, a))
+    return out[0] if len(out) == 1 else out
+
+
+def unwrap(p, discont=3.141592653589793, axis=-1):
+    """p with jumps larger than discont between neighbours along axis replaced by their
+    2*pi complement."""
+    p = to_tensor(p)
+    if not p.dtype.is_floating:
+        p = ops.cast(p, dt.float32)
+    nd = p.ndim
+    a = normalize_axis(axis, nd)
+    dd = ops.diff(p, 1, a)
+    pi = math.pi
+    ddmod = ops.remainder(dd + pi, 2 * pi) - pi
+    ddmod = ops.where(ops.logical_and(ops.equal(ddmod, -pi), ops.greater(dd, 0)),
+                      ops.full_like(ddmod, pi), ddmod)
+    corr = ops.where(ops.less(ops.abs(dd), discont), ops.zeros_like(dd), ddmod - dd)
+    cum = ops.cumsum(corr, a)
+    return ops.concat((p[_sl(nd, a, _S(0, 1))], p[_sl(nd, a, _S(1, None))] + cum), a)
+
+
+def interp(x, xp, fp, left=None, right=None):
+    """One-dimensional linear interpolation of (xp, fp) at x (xp increasing); left and
+    right (default fp[0], fp[-1]) outside."""
+    x, xp, fp = to_tensor(x), to_tensor(xp), to_tensor(fp)
+    d = dt.float32 if not fp.dtype.is_floating else fp.dtype
+    x, xp, fp = ops.cast(x, d), ops.cast(xp, d), ops.cast(fp, d)
+    n = xp.shape[0]
+    i = ops.searchsorted(xp, x, right=True)                   # xp[i-1] <= x < xp[i]
+    i = ops.clamp(i, 1, n - 1)
+    x0, x1 = ops.gather(xp, i - 1, 0), ops.gather(xp, i, 0)
+    f0, f1 = ops.gather(fp, i - 1, 0), ops.gather(fp, i, 0)
+    out = f0 + (x - x0) * (f1 - f0) / (x1 - x0)
+    out = ops.where(ops.equal(x, x1), f1, out)
+    lo = fp[0] if left is None else ops.cast(to_tensor(left), d)
+    hi = fp[-1] if right is None else ops.cast(to_tensor(right), d)
+    out = ops.where(ops.less(x, xp[0]), ops.broadcast_to(lo, tuple(out.shape)), out)
+    return ops.where(ops.greater(x, xp[-1]), ops.broadcast_to(hi, tuple(out.shape)), out)
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+    """The differences of the flattened ary, with to_begin and to_end joined on."""
+    a = ops.reshape(to_tensor(ary), (-1,))
+    parts = [a[1:] - a[:-1]]
+    if to_begin is not None:
+        parts.insert(0, ops.reshape(ops.cast(to_tensor(to_begin), a.dtype), (-1,)))
+    if to_end is not None:
+        parts.append(ops.reshape(ops.cast(to_tensor(to_end), a.dtype), (-1,)))
+    return ops.concat(parts, 0) if len(parts) > 1 else parts[0]
+
+
+# -- types -------------------------------------------------------------------------------------
+def promote_types(type1, type2):
+    """The smallest dtype both promote to (MindSpore's numpy table: numpy's)."""
+    return promote(check_dtype(type1), check_dtype(type2))
+
+
+def result_type(*arrays_and_dtypes):
+    """The dtype of applying an operator to the arguments (tensors, dtypes, Python
+    numbers: a number takes part as int32/float32/bool)."""
+    out = None
+    for a in arrays_and_dtypes:
+        if isinstance(a, TensorLike):
+            d = a.dtype
+        elif isinstance(a, bool):
+            d = dt.bool_
+        elif isinstance(a, int):
+            d = dt.int32
+        elif isinstance(a, float):
+            d = dt.float32
+        else:
+            d = check_dtype(a)
+        out = d if out is None else promote(out, d)
+    if out is None:
+        raise ValueError("mindspore.numpy.result_type: at least one array or dtype is "
+                         "required")
+    return out
