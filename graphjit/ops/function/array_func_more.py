@@ -12,7 +12,7 @@ import numpy as np
 
 from . import array_func as A
 from . import math_func as M
-from .array_func import cast, concat, expand_dims, getitem, reshape, transpose, where
+from .array_func import cast, expand_dims, getitem, reshape, transpose, where
 from .index_func import _scatter_parts, nonzero
 from .layer_func import apply_random
 from .nn_func import flip, pad

@@ -1,8 +1,9 @@
-"""Square-matrix functions of MindSpore 2.x (inverse, det, slogdet, matrix_solve,
-matrix_power), composed from registry ops: Gauss-Jordan elimination with partial
-pivoting (LAPACK's getrf pivoting rule: the largest magnitude in the column, the first
-on ties), unrolled over the matrix size, batched over leading dims. Being a composition,
-it runs in both modes and differentiates (det's gradient is det * inv(A)^T, as the
+"""Matrix functions of MindSpore 2.x: products and pieces (dot, mv, baddbmm, trace, diag,
+diagonal, kron, cross, vander) and square-matrix functions (inverse, det, slogdet,
+matrix_power), all composed from registry ops. The square-matrix ones use Gauss-Jordan
+elimination with partial pivoting (LAPACK's getrf rule: the largest magnitude in the
+column, the first on ties), unrolled over the matrix size, batched over leading dims;
+being a composition, it runs in both modes and differentiates (det's gradient is det * inv(A)^T, as the
 formula gives) with no new IR op.
 
     A | B  --step k: swap row k with the pivot row, scale it by 1/pivot, clear column k
@@ -10,15 +11,21 @@ formula gives) with no new IR op.
 """
 from __future__ import annotations
 
+import builtins
+import math
+
 import numpy as np
 
 from . import array_func as A
 from . import math_func as M
 from .array_func import cast, concat, expand_dims, getitem, where
+from .array_func import reshape
 from .index_func import argmax
-from .._utils import _const, _int, _known_shape, _t
+from .math_func_more import _along, _scalar_like
+from .._utils import _axis_of, _const, _int, _known_shape, _pair, _rank, _t
 
-__all__ = ["inverse", "det", "slogdet", "matrix_determinant", "matrix_solve", "matrix_power"]
+__all__ = ["inverse", "det", "slogdet", "matrix_determinant", "matrix_solve", "matrix_power",
+           "dot", "mv", "baddbmm", "trace", "diag", "diagonal", "kron", "cross", "vander"]
 
 _S = slice
 
@@ -136,3 +143,142 @@ def matrix_power(input, n):
             base = M.matmul(base, base)
     return result if result.dtype is x.dtype else cast(result, x.dtype)
 
+
+# -- products and matrices -------------------------------------------------------------------
+def dot(input, other):
+    """numpy's dot: the sum product over input's last axis and other's second-to-last
+    (its only one if 1-D); shape input.shape[:-1] + other.shape[:-2] + other.shape[-1:]."""
+    a, b = _t(input), _t(other)
+    if a.dtype is not b.dtype:
+        raise TypeError(f"For 'dot', the inputs must have one dtype, got {a.dtype} and "
+                        f"{b.dtype}")
+    sa, sb = _known_shape(a, "dot"), _known_shape(b, "dot")
+    if not sa or not sb:
+        return M.mul(a, b)
+    k = sa[-1]
+    kb = sb[-2] if len(sb) >= 2 else sb[0]
+    if k != kb:
+        raise ValueError(f"For 'dot', input's last dim {k} must equal other's "
+                         f"second-to-last dim {kb} (shapes {sa} and {sb})")
+    if len(sb) == 1:
+        return M.matmul(a, b)
+    bm = A.transpose(b, (len(sb) - 2,) + tuple(i for i in range(len(sb)) if i != len(sb) - 2))
+    bm = reshape(bm, (k, -1))
+    out = M.matmul(reshape(a, (-1, k)), bm)
+    return reshape(out, sa[:-1] + sb[:-2] + sb[-1:])
+
+
+def mv(mat, vec):
+    """The matrix-vector product of mat (N, M) and vec (M)."""
+    m, v = _t(mat), _t(vec)
+    if m.ndim != 2 or v.ndim != 1:
+        raise ValueError(f"For 'mv', mat must be 2-D and vec 1-D, got ranks {m.ndim} and "
+                         f"{v.ndim}")
+    return M.matmul(m, v)
+
+
+def baddbmm(input, batch1, batch2, beta=1, alpha=1):
+    """beta * input + alpha * (batch1 @ batch2), batched."""
+    prod = M.bmm(batch1, batch2)
+    if alpha != 1:
+        prod = M.mul(prod, alpha)
+    x = _t(input)
+    if beta == 0:
+        return A.broadcast_to(prod, tuple(np.broadcast_shapes(_known_shape(x, "baddbmm"),
+                                            _known_shape(prod, "baddbmm"))))
+    return M.add(M.mul(x, beta) if beta != 1 else x, prod)
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    """The diagonal of input over dims dim1 and dim2 (offset above the main one if
+    positive), as a last dim."""
+    x = _t(input)
+    r = _rank(x, "diagonal")
+    if r < 2:
+        raise ValueError(f"For 'diagonal', the input must have rank 2 or more, got {r}")
+    d1, d2 = _axis_of(dim1, r, "diagonal's dim1"), _axis_of(dim2, r, "diagonal's dim2")
+    if d1 == d2:
+        raise ValueError(f"For 'diagonal', dim1 and dim2 must differ, got {dim1} and {dim2}")
+    offset = _int(offset, "diagonal's offset")
+    rest = tuple(i for i in range(r) if i not in (d1, d2))
+    t = A.transpose(x, rest + (d1, d2))
+    shape = _known_shape(t, "diagonal")
+    n, m = shape[-2:]
+    if offset >= 0:
+        L = builtins.max(0, builtins.min(n, m - offset))
+        t = getitem(t, (Ellipsis, _S(0, L), _S(offset, offset + L)))
+    else:
+        L = builtins.max(0, builtins.min(n + offset, m))
+        t = getitem(t, (Ellipsis, _S(-offset, -offset + L), _S(0, L)))
+    t = reshape(t, shape[:-2] + (L * L,))
+    return getitem(t, (Ellipsis, _S(None, None, L + 1)))
+
+
+def trace(input):
+    """The sum of the main diagonal of a 2-D tensor, in its dtype."""
+    x = _t(input)
+    if x.ndim != 2:
+        raise ValueError(f"For 'trace', the input must be 2-D, got rank {x.ndim}")
+    s = M.sum(diagonal(x), -1)
+    return s if s.dtype is x.dtype else cast(s, x.dtype)
+
+
+def diag(input):
+    """The tensor of rank 2k with input's values on its diagonal: out[i..., i...] =
+    input[i...] (a vector gives a diagonal matrix)."""
+    x = _t(input)
+    shape = _known_shape(x, "diag")
+    if not shape:
+        raise ValueError("For 'diag', the input must have rank 1 or more")
+    n = math.prod(shape)
+    flat = reshape(x, (n, 1))
+    eye = _const(np.eye(n, dtype=bool))
+    out = where(eye, flat, A.zeros_like(flat) if x.dtype.is_bool else _scalar_like(0, x))
+    return reshape(out, shape + shape)
+
+
+def kron(input, other):
+    """The Kronecker product (ranks padded with leading 1s to the larger)."""
+    a, b = _t(input), _t(other)
+    sa, sb = _known_shape(a, "kron"), _known_shape(b, "kron")
+    r = builtins.max(len(sa), len(sb))
+    sa, sb = (1,) * (r - len(sa)) + sa, (1,) * (r - len(sb)) + sb
+    ai = reshape(a, tuple(v for d in sa for v in (d, 1)))
+    bi = reshape(b, tuple(v for d in sb for v in (1, d)))
+    return reshape(M.mul(ai, bi), tuple(p * q for p, q in zip(sa, sb)))
+
+
+def cross(input, other, dim=None):
+    """The cross product of 3-vectors along dim (the first dim of size 3 if None)."""
+    a, b = _pair(input, other)
+    sa = np.broadcast_shapes(_known_shape(a, "cross"), _known_shape(b, "cross"))
+    if dim is None:
+        dim = next((i for i, d in enumerate(sa) if d == 3), None)
+        if dim is None:
+            raise ValueError(f"For 'cross', no dim of size 3 in shape {sa}")
+    d = _axis_of(dim, len(sa), "cross's dim")
+    if sa[d] != 3:
+        raise ValueError(f"For 'cross', dim {dim} must have size 3, got {sa[d]}")
+    a, b = A.broadcast_to(a, tuple(sa)), A.broadcast_to(b, tuple(sa))
+    c = [_along(a, d, i, i + 1) for i in range(3)]
+    e = [_along(b, d, i, i + 1) for i in range(3)]
+    return concat([M.sub(M.mul(c[1], e[2]), M.mul(c[2], e[1])),
+                   M.sub(M.mul(c[2], e[0]), M.mul(c[0], e[2])),
+                   M.sub(M.mul(c[0], e[1]), M.mul(c[1], e[0]))], d)
+
+
+def vander(x, N=None):
+    """The Vandermonde matrix of a 1-D x: column j is x ** (N - 1 - j) (N = len(x) if
+    None)."""
+    t = _t(x)
+    if t.ndim != 1:
+        raise ValueError(f"For 'vander', x must be 1-D, got rank {t.ndim}")
+    n = _known_shape(t, "vander")[0] if N is None else _int(N, "vander's N")
+    if n < 0:
+        raise ValueError(f"For 'vander', N must be non-negative, got {n}")
+    cols = [A.ones_like(t)] if n else []
+    for _ in range(n - 1):
+        cols.insert(0, M.mul(cols[0], t))
+    if not cols:
+        return getitem(expand_dims(t, 1), (Ellipsis, _S(0, 0)))
+    return A.stack(cols, 1)

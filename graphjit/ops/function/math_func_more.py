@@ -1,7 +1,7 @@
 """MindSpore 2.x math functions composed from the registry's ops (so both modes, gradients
 and export come with them): logs and powers in other bases, atan2/hypot/logaddexp, NaN
-handling, gcd/lcm, statistics (median, quantile, std_mean), matrix helpers (dot, mv,
-baddbmm, trace, diag, diagonal, kron, cross, vander), and small activations."""
+handling, gcd/lcm, statistics (median, quantile, std_mean), differences and trapz, and
+small activations and normalizations (the matrix helpers are in linalg_func.py)."""
 from __future__ import annotations
 
 import builtins
@@ -13,8 +13,8 @@ from . import array_func as A
 from . import math_func as M
 from .array_func import _float, cast, concat, expand_dims, getitem, reshape, where
 from .nn_func import dense
-from .._dispatch import PY_SCALARS, apply, is_weak, to_tensor
-from .._utils import _axis_of, _const, _int, _int_tuple, _known_shape, _pair, _rank, _t
+from .._dispatch import PY_SCALARS, to_tensor
+from .._utils import _int, _int_tuple, _known_shape, _pair, _rank, _t
 from ...ir import dtypes as dt
 from ...common.tensor import TensorLike
 
@@ -22,8 +22,7 @@ __all__ = ["log2", "log10", "exp2", "atan2", "hypot", "lerp", "logit", "xlogy", 
            "deg2rad", "rad2deg", "isneginf", "isposinf", "nan_to_num", "fmax", "fmin",
            "float_power", "copysign", "signbit", "heaviside", "gcd", "lcm", "logaddexp",
            "logaddexp2", "ldexp", "nansum", "nanmean", "median", "quantile", "std_mean",
-           "var_mean", "trapz", "diff", "dot", "mv", "baddbmm", "trace", "diag", "diagonal",
-           "kron", "cross", "vander", "renorm", "hardshrink", "softshrink", "l2_normalize",
+           "var_mean", "trapz", "diff", "renorm", "hardshrink", "softshrink", "l2_normalize",
            "normalize", "linear", "is_tensor"]
 
 _S = builtins.slice
@@ -469,146 +468,7 @@ def trapz(y, x=None, *, dx=1.0, dim=-1):
     return M.mul(M.sum(M.mul(mid, d), a), _scalar_like(0.5, t))
 
 
-# -- products and matrices -------------------------------------------------------------------
-def dot(input, other):
-    """numpy's dot: the sum product over input's last axis and other's second-to-last
-    (its only one if 1-D); shape input.shape[:-1] + other.shape[:-2] + other.shape[-1:]."""
-    a, b = _t(input), _t(other)
-    if a.dtype is not b.dtype:
-        raise TypeError(f"For 'dot', the inputs must have one dtype, got {a.dtype} and "
-                        f"{b.dtype}")
-    sa, sb = _known_shape(a, "dot"), _known_shape(b, "dot")
-    if not sa or not sb:
-        return M.mul(a, b)
-    k = sa[-1]
-    kb = sb[-2] if len(sb) >= 2 else sb[0]
-    if k != kb:
-        raise ValueError(f"For 'dot', input's last dim {k} must equal other's "
-                         f"second-to-last dim {kb} (shapes {sa} and {sb})")
-    if len(sb) == 1:
-        return M.matmul(a, b)
-    bm = A.transpose(b, (len(sb) - 2,) + tuple(i for i in range(len(sb)) if i != len(sb) - 2))
-    bm = reshape(bm, (k, -1))
-    out = M.matmul(reshape(a, (-1, k)), bm)
-    return reshape(out, sa[:-1] + sb[:-2] + sb[-1:])
-
-
-def mv(mat, vec):
-    """The matrix-vector product of mat (N, M) and vec (M)."""
-    m, v = _t(mat), _t(vec)
-    if m.ndim != 2 or v.ndim != 1:
-        raise ValueError(f"For 'mv', mat must be 2-D and vec 1-D, got ranks {m.ndim} and "
-                         f"{v.ndim}")
-    return M.matmul(m, v)
-
-
-def baddbmm(input, batch1, batch2, beta=1, alpha=1):
-    """beta * input + alpha * (batch1 @ batch2), batched."""
-    prod = M.bmm(batch1, batch2)
-    if alpha != 1:
-        prod = M.mul(prod, alpha)
-    x = _t(input)
-    if beta == 0:
-        return A.broadcast_to(prod, tuple(np.broadcast_shapes(_known_shape(x, "baddbmm"),
-                                            _known_shape(prod, "baddbmm"))))
-    return M.add(M.mul(x, beta) if beta != 1 else x, prod)
-
-
-def diagonal(input, offset=0, dim1=0, dim2=1):
-    """The diagonal of input over dims dim1 and dim2 (offset above the main one if
-    positive), as a last dim."""
-    x = _t(input)
-    r = _rank(x, "diagonal")
-    if r < 2:
-        raise ValueError(f"For 'diagonal', the input must have rank 2 or more, got {r}")
-    d1, d2 = _axis_of(dim1, r, "diagonal's dim1"), _axis_of(dim2, r, "diagonal's dim2")
-    if d1 == d2:
-        raise ValueError(f"For 'diagonal', dim1 and dim2 must differ, got {dim1} and {dim2}")
-    offset = _int(offset, "diagonal's offset")
-    rest = tuple(i for i in range(r) if i not in (d1, d2))
-    t = A.transpose(x, rest + (d1, d2))
-    shape = _known_shape(t, "diagonal")
-    n, m = shape[-2:]
-    if offset >= 0:
-        L = builtins.max(0, builtins.min(n, m - offset))
-        t = getitem(t, (Ellipsis, _S(0, L), _S(offset, offset + L)))
-    else:
-        L = builtins.max(0, builtins.min(n + offset, m))
-        t = getitem(t, (Ellipsis, _S(-offset, -offset + L), _S(0, L)))
-    t = reshape(t, shape[:-2] + (L * L,))
-    return getitem(t, (Ellipsis, _S(None, None, L + 1)))
-
-
-def trace(input):
-    """The sum of the main diagonal of a 2-D tensor, in its dtype."""
-    x = _t(input)
-    if x.ndim != 2:
-        raise ValueError(f"For 'trace', the input must be 2-D, got rank {x.ndim}")
-    s = M.sum(diagonal(x), -1)
-    return s if s.dtype is x.dtype else cast(s, x.dtype)
-
-
-def diag(input):
-    """The tensor of rank 2k with input's values on its diagonal: out[i..., i...] =
-    input[i...] (a vector gives a diagonal matrix)."""
-    x = _t(input)
-    shape = _known_shape(x, "diag")
-    if not shape:
-        raise ValueError("For 'diag', the input must have rank 1 or more")
-    n = math.prod(shape)
-    flat = reshape(x, (n, 1))
-    eye = _const(np.eye(n, dtype=bool))
-    out = where(eye, flat, A.zeros_like(flat) if x.dtype.is_bool else _scalar_like(0, x))
-    return reshape(out, shape + shape)
-
-
-def kron(input, other):
-    """The Kronecker product (ranks padded with leading 1s to the larger)."""
-    a, b = _t(input), _t(other)
-    sa, sb = _known_shape(a, "kron"), _known_shape(b, "kron")
-    r = builtins.max(len(sa), len(sb))
-    sa, sb = (1,) * (r - len(sa)) + sa, (1,) * (r - len(sb)) + sb
-    ai = reshape(a, tuple(v for d in sa for v in (d, 1)))
-    bi = reshape(b, tuple(v for d in sb for v in (1, d)))
-    return reshape(M.mul(ai, bi), tuple(p * q for p, q in zip(sa, sb)))
-
-
-def cross(input, other, dim=None):
-    """The cross product of 3-vectors along dim (the first dim of size 3 if None)."""
-    a, b = _pair(input, other)
-    sa = np.broadcast_shapes(_known_shape(a, "cross"), _known_shape(b, "cross"))
-    if dim is None:
-        dim = next((i for i, d in enumerate(sa) if d == 3), None)
-        if dim is None:
-            raise ValueError(f"For 'cross', no dim of size 3 in shape {sa}")
-    d = _axis_of(dim, len(sa), "cross's dim")
-    if sa[d] != 3:
-        raise ValueError(f"For 'cross', dim {dim} must have size 3, got {sa[d]}")
-    a, b = A.broadcast_to(a, tuple(sa)), A.broadcast_to(b, tuple(sa))
-    c = [_along(a, d, i, i + 1) for i in range(3)]
-    e = [_along(b, d, i, i + 1) for i in range(3)]
-    return concat([M.sub(M.mul(c[1], e[2]), M.mul(c[2], e[1])),
-                   M.sub(M.mul(c[2], e[0]), M.mul(c[0], e[2])),
-                   M.sub(M.mul(c[0], e[1]), M.mul(c[1], e[0]))], d)
-
-
-def vander(x, N=None):
-    """The Vandermonde matrix of a 1-D x: column j is x ** (N - 1 - j) (N = len(x) if
-    None)."""
-    t = _t(x)
-    if t.ndim != 1:
-        raise ValueError(f"For 'vander', x must be 1-D, got rank {t.ndim}")
-    n = _known_shape(t, "vander")[0] if N is None else _int(N, "vander's N")
-    if n < 0:
-        raise ValueError(f"For 'vander', N must be non-negative, got {n}")
-    cols = [A.ones_like(t)] if n else []
-    for _ in range(n - 1):
-        cols.insert(0, M.mul(cols[0], t))
-    if not cols:
-        return getitem(expand_dims(t, 1), (Ellipsis, _S(0, 0)))
-    return A.stack(cols, 1)
-
-
+# -- small activations and normalizations ---------------------------------------------------
 def renorm(input, p, axis, maxnorm):
     """Each sub-tensor along axis whose p-norm exceeds maxnorm scaled to norm maxnorm."""
     x = _float_only(input, "renorm")
