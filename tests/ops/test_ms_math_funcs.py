@@ -546,3 +546,58 @@ def test_tensor_methods(name, fn, args, ref):
         else ([got], [want])
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, np.asarray(w, g.dtype), rtol=2e-5, atol=2e-5)
+
+
+# -- conv3d (one conv2d per kernel depth) --------------------------------------------------
+def _conv3d_ref(x, w, stride, pads, dil, groups):
+    x = np.pad(x, [(0, 0), (0, 0)] + [(pads[2 * i], pads[2 * i + 1]) for i in range(3)])
+    n, c, d, h, wd = x.shape
+    o, cg, kd, kh, kw = w.shape
+    od = (d - dil[0] * (kd - 1) - 1) // stride[0] + 1
+    oh = (h - dil[1] * (kh - 1) - 1) // stride[1] + 1
+    ow = (wd - dil[2] * (kw - 1) - 1) // stride[2] + 1
+    out = np.zeros((n, o, od, oh, ow), np.float64)
+    og = o // groups
+    for oc in range(o):
+        g = oc // og
+        for i in range(od):
+            for j in range(oh):
+                for k in range(ow):
+                    patch = x[:, g * cg:(g + 1) * cg,
+                              i * stride[0]:i * stride[0] + dil[0] * (kd - 1) + 1:dil[0],
+                              j * stride[1]:j * stride[1] + dil[1] * (kh - 1) + 1:dil[1],
+                              k * stride[2]:k * stride[2] + dil[2] * (kw - 1) + 1:dil[2]]
+                    out[:, oc, i, j, k] = (patch * w[oc]).sum((1, 2, 3, 4))
+    return out
+
+
+XV = R.standard_normal((2, 4, 5, 6, 5)).astype(np.float32)
+WV = R.standard_normal((6, 2, 2, 3, 2)).astype(np.float32)
+
+
+@pytest.mark.parametrize("kw, pads", [
+    (dict(), (0,) * 6),
+    (dict(stride=(2, 1, 2), dilation=(2, 1, 1), groups=2), (0,) * 6),
+    (dict(pad_mode="pad", padding=(1, 0, 2, 1, 0, 1), groups=2), (1, 0, 2, 1, 0, 1)),
+    (dict(pad_mode="pad", padding=1, stride=2, groups=2), (1,) * 6),
+])
+def test_conv3d_against_a_direct_loop(kw, pads):
+    w = WV if kw.get("groups", 1) == 2 else R.standard_normal((3, 4, 2, 3, 2)).astype(np.float32)
+    b = np.arange(w.shape[0], dtype=np.float32)
+    out = _both(lambda x, wt, bb: ops.conv3d(x, wt, bb, **kw), XV, w, b)
+    want = _conv3d_ref(XV.astype(np.float64), w.astype(np.float64), kw.get("stride", 1) if
+                       isinstance(kw.get("stride", 1), tuple) else (kw.get("stride", 1),) * 3,
+                       pads, kw.get("dilation", (1, 1, 1)), kw.get("groups", 1))
+    want = want + b.reshape(1, -1, 1, 1, 1)
+    np.testing.assert_allclose(out.asnumpy(), want, rtol=1e-4, atol=1e-4)
+
+
+def test_conv3d_same_and_gradient():
+    x = XV[:1, :2, :4, :4, :4].astype(np.float64)
+    w = WV[:2, :, :, :2, :2].astype(np.float64)
+    out = _both(lambda a, b: ops.conv3d(a, b, pad_mode="same", stride=2), x, w)
+    assert out.shape == (1, 2, 2, 2, 2)
+    gx, gw = _grad_of(lambda a, b: ops.conv3d(a, b, pad_mode="pad", padding=1), x, w)
+    np.testing.assert_allclose(gw, _numeric_grad(
+        lambda a, b: ops.conv3d(a, b, pad_mode="pad", padding=1), [x, w], 1), rtol=1e-5,
+        atol=1e-6)

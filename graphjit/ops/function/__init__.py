@@ -43,7 +43,7 @@ __all__ = ["reshape", "flatten", "transpose", "expand_dims", "unsqueeze", "squee
            "depend", "addn", "runtime_print", "runtime_assert", "runtime_check", "print_", "conv2d",
            "max_pool2d", "avg_pool2d", "batch_norm", "layer_norm", "adaptive_avg_pool2d",
            "adaptive_max_pool2d", "interpolate", "upsample", "conv1d", "conv_transpose2d",
-           "group_norm", "instance_norm", "pad", "flip", "bias_add", "dropout", "cross_entropy",
+           "group_norm", "instance_norm", "conv3d", "pad", "flip", "bias_add", "dropout", "cross_entropy",
            "nll_loss", "binary_cross_entropy_with_logits", "binary_cross_entropy", "mse_loss",
            "l1_loss", "smooth_l1_loss", "huber_loss", "hardswish", "hardsigmoid", "mish",
            "logsigmoid", "softsign", "hardtanh", "selu", "celu", "prelu", "kl_div",

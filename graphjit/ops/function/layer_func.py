@@ -18,7 +18,7 @@ from ...common.tensor import current_recorder, SymbolicTensor, TensorLike
 
 __all__ = ["conv2d", "max_pool2d", "avg_pool2d", "batch_norm", "layer_norm", "adaptive_avg_pool2d",
            "adaptive_max_pool2d", "interpolate", "upsample", "conv1d", "conv_transpose2d",
-           "group_norm", "instance_norm"]
+           "group_norm", "instance_norm", "conv3d"]
 
 
 def _ints(v, n, what):
@@ -59,6 +59,9 @@ def pad_mode(mode, what):
     if not isinstance(mode, str) or mode.lower() not in ("valid", "same", "pad"):
         raise ValueError(f"{what}: pad_mode must be 'valid', 'same' or 'pad', got {mode!r}")
     return mode.lower()
+
+
+_pad_mode = pad_mode      # conv3d's parameter of that name hides the function
 
 
 def check_format(data_format, what):
@@ -339,6 +342,71 @@ def conv1d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dila
                  pad_mode, pads if builtins.any(pads) else 0,
                  (1, _one(dilation, "conv1d's dilation")), groups)
     return squeeze(out, 2)
+
+
+def _triple(v, what):
+    """An int or a tuple of 3 (or 5: N, C, D, H, W) ints, as (d, h, w)."""
+    if isinstance(v, (tuple, list)) and len(v) == 5:
+        v = tuple(v)[2:]
+    return _ints(v, 3, what)
+
+
+def conv3d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1,
+           groups=1):
+    """3-D cross-correlation of input (N, C, D, H, W) with weight (O, C / groups, kd, kh,
+    kw), plus bias (O,). pad_mode 'valid', 'same' (extra padding at the end) or 'pad'
+    (`padding`: an int, 3 ints or (head, tail, top, bottom, left, right)). Composed of
+    one conv2d per kernel depth over the depth-strided slices, summed."""
+    x, w = _t(input), _t(weight)
+    if x.ndim != 5 or w.ndim != 5:
+        raise ValueError(f"conv3d: input and weight must have rank 5, got {x.shape} and "
+                         f"{w.shape}")
+    mode = _pad_mode(pad_mode, "conv3d")
+    st, dl = _triple(stride, "conv3d's stride"), _triple(dilation, "conv3d's dilation")
+    ks = _known_weight_shape(w, "conv3d")[2:]
+    if mode != "pad" and padding != 0:
+        raise ValueError(f"conv3d: padding {padding!r} needs pad_mode='pad'")
+    size = x.shape[2:]
+    if mode == "valid":
+        pd = (0,) * 6
+    elif mode == "same":
+        if not all(isinstance(d, int) for d in size):
+            raise TypeError("conv3d: pad_mode='same' needs the input's D, H and W while the "
+                            "graph is built")
+        pd = ()
+        for n, k, s_, d in zip(size, ks, st, dl):
+            total = max((-(-n // s_) - 1) * s_ + (k - 1) * d + 1 - n, 0)
+            pd += (total // 2, total - total // 2)
+    elif isinstance(padding, (tuple, list)) and len(padding) == 6:
+        pd = _ints(tuple(padding), 6, "conv3d's padding")
+    else:
+        pd = tuple(v for p in _triple(padding, "conv3d's padding") for v in (p, p))
+    if pd[0] or pd[1]:
+        zero = zeros_like(getitem(x, (slice(None), slice(None), slice(0, 1))))
+        x = concat([zero] * pd[0] + [x] + [zero] * pd[1], 2)
+    depth = x.shape[2]
+    if not isinstance(depth, int):
+        raise TypeError("conv3d needs the input's depth while the graph is built")
+    out_d = (depth - dl[0] * (ks[0] - 1) - 1) // st[0] + 1
+    if out_d <= 0:
+        raise ValueError(f"conv3d: the kernel depth {ks[0]} (dilation {dl[0]}) exceeds the "
+                         f"padded input depth {depth}")
+    c, h, wd = x.shape[1], x.shape[3], x.shape[4]
+    total = None
+    for kd in range(ks[0]):
+        lo = kd * dl[0]
+        xs = getitem(x, (slice(None), slice(None), slice(lo, lo + (out_d - 1) * st[0] + 1,
+                                                         st[0])))
+        xs = reshape(transpose(xs, (0, 2, 1, 3, 4)), (-1, c, h, wd))
+        wk = getitem(w, (slice(None), slice(None), kd))
+        if builtins.any(pd[2:]):
+            o = conv2d(xs, wk, None, st[1:], "pad", pd[2:], dl[1:], groups)
+        else:
+            o = conv2d(xs, wk, None, st[1:], "valid", 0, dl[1:], groups)
+        total = o if total is None else M.add(total, o)
+    o_shape = total.shape
+    out = transpose(reshape(total, (-1, out_d) + tuple(o_shape[1:])), (0, 2, 1, 3, 4))
+    return out if bias is None else add_channel_bias(out, bias)
 
 
 def _dilate(x, axis, s):
