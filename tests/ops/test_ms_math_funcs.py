@@ -183,6 +183,7 @@ CASES = [
     ("tensor_split idx", lambda x: ops.tensor_split(x, [1, 3]), (V,),
      lambda x: np.array_split(x, [1, 3])),
     ("hsplit", lambda x: ops.hsplit(x, 2), (X,), lambda x: np.hsplit(x, 2)),
+    ("hsplit uneven", lambda x: ops.hsplit(x, 3), (X,), lambda x: np.array_split(x, 3, 1)),
     ("vsplit", lambda x: ops.vsplit(x, [1]), (X,), lambda x: np.vsplit(x, [1])),
     ("dsplit", lambda x: ops.dsplit(x, 2), (X3,), lambda x: np.dsplit(x, 2)),
     ("rot90", lambda x: ops.rot90(x), (X,), np.rot90),
@@ -205,9 +206,12 @@ CASES = [
     ("bucketize", lambda x: ops.bucketize(x, [1.0, 3.0, 5.0, 7.0]),
      (np.array([[3, 6, 9], [3, 6, 9]], np.int32),),      # MindSpore's example
      lambda x: np.array([[1, 3, 4], [1, 3, 4]], np.int32)),
-    ("bucketize right", lambda x: ops.bucketize(x, [1.0, 3.0, 5.0, 7.0], right=True),
-     (np.array([[3, 6, 9], [3, 6, 9]], np.int32),),
-     lambda x: np.array([[2, 3, 4], [2, 3, 4]], np.int32)),
+    ("bucketize right", lambda x: ops.bucketize(x, [1.0, 3.0, 5.0, 7.0, 9.0], right=True),
+     (np.array([[3, 6, 9], [3, 6, 9]], np.int32),),      # MindSpore's documented example
+     lambda x: np.array([[2, 3, 5], [2, 3, 5]], np.int32)),
+    ("cummin doc", lambda x: ops.cummin(x, 0),
+     (np.array([-0.2284, -0.6628, 0.0975, 0.2680, -1.3298, -0.4220], np.float32),),
+     lambda x: [np.minimum.accumulate(x), np.array([0, 1, 1, 1, 4, 4])]),
     ("cummax", lambda x: ops.cummax(x, 0),
      (np.array([[3, 4, 6, 10], [1, 6, 7, 9], [4, 3, 8, 7], [1, 3, 7, 9]], np.float32),),
      lambda x: [np.maximum.accumulate(x, 0),
@@ -304,6 +308,8 @@ def test_against_numpy_in_both_modes(name, fn, args, ref):
     (lambda x: ops.float_power(x, 2), ms.float64), (lambda x: ops.xlogy(x, x), ms.float32),
     (lambda x: ops.bucketize(x, [1.0]), ms.int32), (lambda x: ops.searchsorted(x, x), ms.int64),
     (lambda x: ops.argsort(x), ms.int32), (lambda x: ops.trace(ops.diag(x)), ms.int32),
+    (lambda x: ops.cummax(x, 0)[1], ms.int64), (lambda x: ops.cummin(x, 0)[1], ms.int32),
+    (lambda x: ops.median(x)[1], ms.int64),
 ])
 def test_result_dtypes_follow_mindspore(fn, dtype):
     assert _both(fn, np.array([1, 2, 3], np.int32)).dtype == dtype
@@ -438,7 +444,8 @@ def test_argwhere_in_a_graph_has_a_run_time_length():
     (lambda: ops.gcd(ms.Tensor([1.0]), ms.Tensor([2.0])), TypeError, "integers"),
     (lambda: ops.quantile(ms.Tensor([1.0]), 1.5), ValueError, r"\[0, 1\]"),
     (lambda: ops.cross(ms.Tensor(X[:2]), ms.Tensor(Y[:2])), ValueError, "size 3"),
-    (lambda: ops.hsplit(ms.Tensor(X), 3), ValueError, "not divisible"),
+    (lambda: ops.hsplit(ms.Tensor(V), 3), ValueError, "rank 2 or more"),
+    (lambda: ops.dsplit(ms.Tensor(X), 2), ValueError, "rank 3 or more"),
     (lambda: ops.searchsorted(ms.Tensor(V), ms.Tensor(V), side="middle"), ValueError,
      "'left' or 'right'"),
     (lambda: ops.tensor_scatter_elements(ms.Tensor(X), ms.Tensor([[0]]), ms.Tensor([[1.0]]),

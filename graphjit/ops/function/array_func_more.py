@@ -147,35 +147,29 @@ def tensor_split(input, indices_or_sections, axis=0):
                  for a, b in zip(bounds, bounds[1:]))
 
 
-def _split_at(x, ios, axis, what):
-    if isinstance(ios, int) and not isinstance(ios, bool):
-        n = _known_shape(x, what)[axis]
-        if ios <= 0 or n % ios:
-            raise ValueError(f"For '{what}', the size {n} of dim {axis} is not divisible by "
-                             f"{ios}")
+def _split_at(input, ios, axis, rank, what):
+    """MindSpore's hsplit/vsplit/dsplit: tensor_split along axis of an input of rank >= rank
+    (sections need not divide the dim evenly)."""
+    x = _t(input)
+    if _rank(x, what) < rank:
+        raise ValueError(f"For '{what}', the input must have rank {rank} or more, got "
+                         f"{x.ndim}")
     return tensor_split(x, ios, axis)
 
 
 def hsplit(input, indices_or_sections):
-    """tensor_split along dim 1 (dim 0 of a 1-D input)."""
-    x = _t(input)
-    return _split_at(x, indices_or_sections, 1 if _rank(x, "hsplit") > 1 else 0, "hsplit")
+    """tensor_split along dim 1 (the input must have rank 2 or more)."""
+    return _split_at(input, indices_or_sections, 1, 2, "hsplit")
 
 
 def vsplit(input, indices_or_sections):
     """tensor_split along dim 0 (the input must have rank 2 or more)."""
-    x = _t(input)
-    if _rank(x, "vsplit") < 2:
-        raise ValueError("For 'vsplit', the input must have rank 2 or more")
-    return _split_at(x, indices_or_sections, 0, "vsplit")
+    return _split_at(input, indices_or_sections, 0, 2, "vsplit")
 
 
 def dsplit(input, indices_or_sections):
     """tensor_split along dim 2 (the input must have rank 3 or more)."""
-    x = _t(input)
-    if _rank(x, "dsplit") < 3:
-        raise ValueError("For 'dsplit', the input must have rank 3 or more")
-    return _split_at(x, indices_or_sections, 2, "dsplit")
+    return _split_at(input, indices_or_sections, 2, 3, "dsplit")
 
 
 def rot90(input, k=1, dims=(0, 1)):
@@ -280,6 +274,8 @@ def _cum_extreme(input, axis, take_max, what):
         hit = M.equal(rows, expand_dims(vals, -1))
     j = _const(np.arange(n, dtype=np.int64))
     idx = M.amax(where(M.logical_and(tri, hit), j, to_tensor(-1, dt.int64)), -1)
+    # MindSpore's Cummax gives int64 indices and its Cummin int32 (core/ops infer types)
+    idx = idx if take_max else cast(idx, dt.int32)
     return moveaxis(vals, -1, a), moveaxis(idx, -1, a)
 
 
@@ -290,7 +286,7 @@ def cummax(input, axis):
 
 
 def cummin(input, axis):
-    """(values, int64 indices): the running minimum along axis and where it was reached
+    """(values, int32 indices): the running minimum along axis and where it was reached
     (the last index on ties)."""
     return _cum_extreme(input, axis, False, "cummin")
 
