@@ -365,3 +365,30 @@ class TensorLike:
     def slogdet(self): return _F().slogdet(self)
     def matrix_power(self, n): return _F().matrix_power(self, n)
     def gather_elements(self, dim, index): return _F().gather_elements(self, dim, index)
+    def addcmul(self, tensor1, tensor2, value=1):
+        return _F().addcmul(self, tensor1, tensor2, value)
+    def addcdiv(self, tensor1, tensor2, value=1):
+        return _F().addcdiv(self, tensor1, tensor2, value)
+    def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+        return _F().addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+    def addmv(self, mat, vec, *, beta=1, alpha=1):
+        return _F().addmv(self, mat, vec, beta=beta, alpha=alpha)
+    def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        return _F().addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+    def addr(self, vec1, vec2, *, beta=1, alpha=1):
+        return _F().addr(self, vec1, vec2, beta=beta, alpha=alpha)
+    def inner(self, other): return _F().inner(self, other)
+    def fliplr(self): return _F().fliplr(self)
+    def flipud(self): return _F().flipud(self)
+    def sinc(self): return _F().sinc(self)
+    def xdivy(self, y): return _F().xdivy(self, y)
+    def logcumsumexp(self, axis): return _F().logcumsumexp(self, axis)
+    def logdet(self): return _F().logdet(self)
+    def bitwise_left_shift(self, other): return _F().bitwise_left_shift(self, other)
+    def bitwise_right_shift(self, other): return _F().bitwise_right_shift(self, other)
+    def is_floating_point(self): return _F().is_floating_point(self)
+    def positive(self): return _F().positive(self)
+    def std_mean(self, axis=None, ddof=0, keepdims=False):
+        return _F().std_mean(self, axis, ddof, keepdims)
+    def var_mean(self, axis=None, ddof=0, keepdims=False):
+        return _F().var_mean(self, axis, ddof, keepdims)
