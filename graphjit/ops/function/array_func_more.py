@@ -506,8 +506,13 @@ def index_fill(x, axis, index, value):
     """A copy of x with value written into the slices along axis picked by index."""
     t, idx = _t(x), _t(index)
     r = _rank(t, "index_fill")
-    a = _axis_of(_value(axis, "index_fill") if isinstance(axis, TensorLike) else axis, r,
-                 "index_fill's axis")
+    if isinstance(axis, TensorLike):
+        axis = _value(axis, "index_fill")
+        if axis is None:
+            raise TypeError("For 'index_fill', axis must be known while the graph is built "
+                            "(a Python int or a constant tensor), not a tensor value of the "
+                            "graph")
+    a = _axis_of(axis, r, "index_fill's axis")
     n = _known_shape(t, "index_fill")[a]
     hot = A.one_hot(reshape(idx, (-1,)), n, Tensor._wrap(np.ones((), np.bool_)),
                     Tensor._wrap(np.zeros((), np.bool_)))

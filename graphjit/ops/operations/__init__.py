@@ -11,6 +11,8 @@ from .other_ops import *  # noqa: F401,F403
 from .debug_ops import *  # noqa: F401,F403
 from .custom_ops import *  # noqa: F401,F403
 from .comm_ops import *  # noqa: F401,F403
+from .more_ops import *  # noqa: F401,F403
+from . import more_ops as _more_ops
 from ..deprecated import TensorAdd, Pack, GatherV2, DynamicShape  # noqa: F401
 
 __all__ = ["Primitive", "ZerosLike", "OnesLike", "Flatten", "TensorShape", "Shape", "Rank", "Size",
@@ -38,3 +40,5 @@ __all__ = ["Primitive", "ZerosLike", "OnesLike", "Flatten", "TensorShape", "Shap
 # primitives published models call (the sweep of issue 21)
 __all__ += ["ReverseV2", "ReverseSequence", "Pad", "MirrorPad", "FastGeLU",
             "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits"]
+# primitives over the functions of ops/function/*_more.py and linalg_func.py
+__all__ += _more_ops.__all__
