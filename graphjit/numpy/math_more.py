@@ -20,7 +20,7 @@ from .math_ops import _axes, _cast, around, deg2rad
 
 __all__ = ["float_power", "fix", "divmod", "gcd", "lcm", "logaddexp", "logaddexp2", "copysign",
            "bitwise_and", "bitwise_or", "bitwise_xor", "invert", "bitwise_not", "radians",
-           "isposinf", "isneginf", "signbit", "fabs", "round", "isscalar", "sometrue",
+           "isposinf", "isneginf", "signbit", "fabs", "arctan2", "round", "isscalar", "sometrue",
            "array_equiv", "nansum", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin",
            "nancumsum", "cumprod", "norm", "kron", "cross", "multi_dot", "matrix_power",
            "trapz", "convolve", "correlate", "cov", "corrcoef", "gradient", "unwrap", "interp",
@@ -95,11 +95,13 @@ def signbit(x, dtype=None):
 
 
 def fabs(x, dtype=None):
-    """|x| as a float (a non-floating input becomes float32)."""
-    x = to_tensor(x)
-    if not x.dtype.is_floating:
-        x = ops.cast(x, dt.float32)
-    return _cast(ops.abs(x), dtype)
+    """|x| (mindspore.numpy's fabs is absolute: the dtype is kept)."""
+    return _cast(ops.abs(to_tensor(x)), dtype)
+
+
+def arctan2(x1, x2, dtype=None):
+    """The angle of the point (x2, x1) in (-pi, pi], elementwise (numpy.arctan2)."""
+    return _cast(ops.atan2(to_tensor(x1), to_tensor(x2)), dtype)
 
 
 def round(a, decimals=0, out=None):

@@ -52,7 +52,8 @@ def digitize(x, bins, right=False):
 
 
 def bincount(x, weights=None, minlength=0, length=None):
-    """The count (or the sum of weights) of each value of a 1-D non-negative integer x.
+    """The count (or the sum of weights) of each value of a 1-D integer x (negative values
+    count as 0, as MindSpore's numpy does).
     With length the output has that many bins (values beyond are dropped) and runs in
     graphs; without it the length depends on the values (eager only)."""
     x = to_tensor(x)
@@ -64,9 +65,8 @@ def bincount(x, weights=None, minlength=0, length=None):
                             "depends on x's values, which a graph does not know while it is "
                             "built; pass length=")
         data = x.asnumpy()
-        if data.size and data.min() < 0:
-            raise ValueError("mindspore.numpy.bincount: x must be non-negative")
         length = builtins.max(int(data.max()) + 1 if data.size else 0, int(minlength))
+    x = ops.maximum(x, 0)           # MindSpore's numpy counts negative values as 0
     hot = ops.one_hot(x, int(length), Tensor(np.ones((), np.bool_)),
                       Tensor(np.zeros((), np.bool_)))
     if weights is None:

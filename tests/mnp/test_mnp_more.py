@@ -192,6 +192,8 @@ CASES = [
      lambda x, b: np.digitize(x, b, True)),
     ("bincount length", lambda x: mnp.bincount(x, length=6), (np.array([0, 1, 1, 4], np.int32),),
      lambda x: np.bincount(x, minlength=6)),
+    ("bincount negative", lambda x: mnp.bincount(x, length=3), (np.array([-2, 1, 5], np.int32),),
+     lambda x: np.array([1, 1, 0])),        # negatives count as 0, 5 is beyond length
     ("histogram", lambda x: mnp.histogram(x, 5), (A,),
      lambda x: list(np.histogram(x, 5))),
     ("histogram range weights", lambda x, w: mnp.histogram(x, 4, (-1, 1), w),
@@ -235,7 +237,8 @@ CASES = [
     ("sometrue", lambda x: mnp.sometrue(x > 1, 1), (A,), lambda x: np.any(x > 1, 1)),
     ("array_equiv", lambda a, b: mnp.array_equiv(a, b), (A[:1], np.tile(A[:1], (3, 1))),
      lambda a, b: np.array_equiv(a, b)),
-    ("fabs", lambda x: mnp.fabs(x), (I,), lambda x: np.fabs(x).astype(np.float32)),
+    ("fabs", lambda x: mnp.fabs(x), (I,), np.abs),      # MindSpore: fabs = absolute
+    ("arctan2", lambda a, b: mnp.arctan2(a, b), (A, B), np.arctan2),
     ("round", lambda x: mnp.round(x, 2), (A,), lambda x: np.round(x, 2)),
 ]
 
