@@ -78,10 +78,11 @@ def bincount(x, weights=None, minlength=0, length=None):
 
 
 def _edges(a, bins, range):
-    """(the bin edges as a float32 tensor, their count - 1)."""
+    """(the bin edges as a float32 tensor, their count - 1, the edges as returned: given
+    edges keep their dtype, as in MindSpore's examples)."""
     if isinstance(bins, (list, tuple)) or (isinstance(bins, TensorLike) and bins.ndim == 1):
         e = ops.cast(to_tensor(bins), dt.float32)
-        return e, e.shape[0] - 1
+        return e, e.shape[0] - 1, to_tensor(bins)
     if isinstance(bins, str):
         raise ValueError("mindspore.numpy: string bin rules are not supported; give a number "
                          "of bins or the edges")
@@ -102,12 +103,13 @@ def _edges(a, bins, range):
     t = Tensor(np.linspace(0, 1, n + 1).astype(np.float32))
     edges = lo_t + t * (hi_t - lo_t)
     last = Tensor(np.arange(n + 1) == n)
-    return ops.where(last, ops.broadcast_to(hi_t, (n + 1,)), edges), n
+    edges = ops.where(last, ops.broadcast_to(hi_t, (n + 1,)), edges)
+    return edges, n, edges
 
 
 def histogram_bin_edges(a, bins=10, range=None, weights=None):
     """The edges histogram would use (float32)."""
-    return _edges(to_tensor(a), bins, range)[0]
+    return _edges(to_tensor(a), bins, range)[2]
 
 
 def _bin_of(x, edges, n):
@@ -123,20 +125,19 @@ def histogram(a, bins=10, range=None, weights=None, density=False):
     """(counts, bin edges): how many elements (or how much weight) fall in each bin;
     density divides by the total and the bin widths."""
     a = ops.reshape(ops.cast(to_tensor(a), dt.float32), (-1,))
-    edges, n = _edges(a, bins, range)
+    edges, n, shown = _edges(a, bins, range)
     idx, inside = _bin_of(a, edges, n)
     hot = ops.logical_and(ops.equal(ops.expand_dims(idx, -1),
                                     Tensor(np.arange(n, dtype=np.int64))),
                           ops.expand_dims(inside, -1))
-    if weights is None:
-        counts = ops.cast(ops.sum(ops.cast(hot, dt.int32), 0), dt.int32)
+    if weights is None:      # MindSpore's counts are float32 (its documented examples)
+        counts = ops.sum(ops.cast(hot, dt.float32), 0)
     else:
         w = ops.reshape(ops.cast(to_tensor(weights), dt.float32), (-1,))
         counts = ops.sum(ops.where(hot, ops.expand_dims(w, -1), ops.zeros((), w.dtype)), 0)
     if density:
-        c = ops.cast(counts, dt.float32)
-        counts = c / ops.sum(c) / (edges[1:] - edges[:-1])
-    return counts, edges
+        counts = counts / ops.sum(counts) / (edges[1:] - edges[:-1])
+    return counts, shown
 
 
 def histogramdd(sample, bins=10, range=None, weights=None, density=False):
@@ -158,12 +159,12 @@ def histogramdd(sample, bins=10, range=None, weights=None, density=False):
     ok = None
     for k in builtins.range(d):
         col = s[:, k]
-        edges, n = _edges(col, bins_per[k], ranges[k])
+        edges, n, shown = _edges(col, bins_per[k], ranges[k])
         idx, inside = _bin_of(col, edges, n)
         flat = idx if flat is None else flat * n + idx
         ok = inside if ok is None else ops.logical_and(ok, inside)
         sizes.append(n)
-        all_edges.append(edges)
+        all_edges.append(shown)
     total = int(np.prod(sizes))
     hot = ops.logical_and(ops.equal(ops.expand_dims(flat, -1),
                                     Tensor(np.arange(total, dtype=np.int64))),
@@ -179,6 +180,7 @@ def histogramdd(sample, bins=10, range=None, weights=None, density=False):
         for k, e in enumerate(all_edges):
             shape = [1] * d
             shape[k] = -1
+            e = ops.cast(e, dt.float32)
             wk = ops.reshape(e[1:] - e[:-1], tuple(shape))
             vol = wk if vol is None else vol * wk
         counts = counts / ops.sum(counts) / vol

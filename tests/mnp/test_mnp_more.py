@@ -267,6 +267,15 @@ def test_constructors_and_index_helpers():
     assert mnp.uint is mnp.uint32 and mnp.uint16 is ms.uint16 and mnp.uint64 is ms.uint64
 
 
+def test_histogram_follows_mindspores_examples():
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    hist, edges = mnp.histogram([1, 2, 1], bins=[0, 1, 2, 3])
+    _check(hist, np.array([0, 2, 1], np.float32), np.float32)
+    _check(edges, np.array([0, 1, 2, 3], np.int32), np.int32)
+    hist, _ = mnp.histogram(mnp.arange(4), bins=mnp.arange(5), density=True)
+    _check(hist, np.full(4, 0.25, np.float32), np.float32)
+
+
 def test_type_helpers():
     assert mnp.promote_types(mnp.int32, mnp.float16) is mnp.float16
     assert mnp.promote_types("int8", "int64") is mnp.int64
