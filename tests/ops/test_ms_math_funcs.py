@@ -608,3 +608,43 @@ def test_conv3d_same_and_gradient():
     np.testing.assert_allclose(gw, _numeric_grad(
         lambda a, b: ops.conv3d(a, b, pad_mode="pad", padding=1), [x, w], 1), rtol=1e-5,
         atol=1e-6)
+
+
+# -- broadcasting and dtypes of the binary functions, many cases -----------------------------
+_BINARY_REFS = {
+    "fmax": (ops.fmax, np.fmax, False), "fmin": (ops.fmin, np.fmin, False),
+    "hypot": (ops.hypot, np.hypot, True), "atan2": (ops.atan2, np.arctan2, True),
+    "logaddexp": (ops.logaddexp, np.logaddexp, True),
+    "copysign": (ops.copysign, np.copysign, True),
+    "heaviside": (ops.heaviside, np.heaviside, False),
+}
+_DTYPES = [np.float16, np.float32, np.float64, np.int32, np.int64]
+_SHAPES = st.lists(st.integers(1, 3), min_size=0, max_size=3)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(sorted(_BINARY_REFS)), st.sampled_from(_DTYPES),
+       st.sampled_from(_DTYPES), _SHAPES, st.data())
+def test_binary_functions_broadcast_and_promote(name, da, db, shape, data):
+    fn, ref, float_out = _BINARY_REFS[name]
+    sb = list(shape)
+    for i in range(len(sb)):                       # some dims broadcast
+        if data.draw(st.booleans()):
+            sb[i] = 1
+    sb = sb[data.draw(st.integers(0, len(sb))):]   # and b may have fewer dims
+    rng = np.random.default_rng(data.draw(st.integers(0, 2 ** 31)))
+    a = (rng.standard_normal(shape) * 4).astype(da)
+    b = (rng.standard_normal(sb) * 4).astype(db)
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    out = fn(ms.Tensor(a), ms.Tensor(b))
+    promoted = ops.add(ms.Tensor(a), ms.Tensor(b)).dtype   # API.md's tensor-tensor rule
+    want_dtype = promoted if promoted.is_floating or not float_out else ms.float32
+    if name == "copysign":                          # MindSpore: the dtype of x (float)
+        want_dtype = ms.Tensor(a).dtype if a.dtype.kind == "f" else ms.float32
+    assert out.dtype == want_dtype
+    assert out.shape == np.broadcast_shapes(a.shape, b.shape)
+    np_dt = out.asnumpy().dtype
+    want = ref(a.astype(np.float64), b.astype(np.float64)).astype(np_dt)
+    tol = 2e-3 if np_dt == np.float16 else 2e-6
+    np.testing.assert_allclose(out.asnumpy().astype(np.float64), want.astype(np.float64),
+                               rtol=tol, atol=tol)
