@@ -1,10 +1,10 @@
 """Matrix functions of MindSpore 2.x: products and pieces (dot, mv, baddbmm, trace, diag,
 diagonal, kron, cross, vander) and square-matrix functions (inverse, det, slogdet,
-matrix_power), all composed from registry ops. The square-matrix ones use Gauss-Jordan
-elimination with partial pivoting (LAPACK's getrf rule: the largest magnitude in the
-column, the first on ties), unrolled over the matrix size, batched over leading dims;
-being a composition, it runs in both modes and differentiates (det's gradient is det * inv(A)^T, as the
-formula gives) with no new IR op.
+matrix_solve, matrix_power), all composed from registry ops. The square-matrix ones use
+Gauss-Jordan elimination with partial pivoting (LAPACK's getrf rule: the largest
+magnitude in the column, the first on ties), unrolled over the matrix size, batched over
+leading dims; being a composition, it runs in both modes and differentiates (det's
+gradient comes out as det * inv(A)^T) with no new IR op.
 
     A | B  --step k: swap row k with the pivot row, scale it by 1/pivot, clear column k
            in every other row-->  I | inv(A) B
