@@ -17,8 +17,10 @@ from .math_func_more import *  # noqa: F401,F403
 from .array_func_more import *  # noqa: F401,F403
 from .linalg_func import *  # noqa: F401,F403
 from .misc_func_more import *  # noqa: F401,F403
+from .scatter_pool_func import *  # noqa: F401,F403
 from . import math_func_more as _math_more, array_func_more as _array_more
 from . import linalg_func as _linalg, misc_func_more as _misc_more
+from . import scatter_pool_func as _scatter_pool
 
 __all__ = ["reshape", "flatten", "transpose", "expand_dims", "unsqueeze", "squeeze", "concat",
            "cat", "stack", "split", "chunk", "tile", "broadcast_to", "gather", "shape",
@@ -53,4 +55,4 @@ __all__ = ["reshape", "flatten", "transpose", "expand_dims", "unsqueeze", "squee
            "map_leaves", "stop_gradient", "get_grad"]
 __all__ += ["fast_gelu"]
 __all__ += (_math_more.__all__ + _array_more.__all__ + _linalg.__all__ +
-            _misc_more.__all__)   # MindSpore 2.x functions composed   # FastGeLU as a function (the sweep of issue 21)
+            _misc_more.__all__ + _scatter_pool.__all__)   # MindSpore 2.x functions composed   # FastGeLU as a function (the sweep of issue 21)
