@@ -97,12 +97,16 @@ def atan2(input, other):
 
 
 def hypot(input, other):
-    """sqrt(input ** 2 + other ** 2), elementwise with broadcasting, computed without
-    overflow (scaled by the larger magnitude); integers give float32."""
+    """sqrt(input ** 2 + other ** 2), elementwise with broadcasting; integers give
+    float32. float16/float32 are computed in float64 and rounded once (so 5, 12 give
+    exactly 13), float64 scaled by the larger magnitude against overflow."""
     a, b = _pair(input, other)
     a, b = _float_in(a, "hypot"), _float_in(b, "hypot")
     if a.dtype is not b.dtype:
         a, b = _pair(a, b)
+    if a.dtype is not dt.float64:
+        a64, b64 = cast(a, dt.float64), cast(b, dt.float64)
+        return cast(M.sqrt(M.add(M.mul(a64, a64), M.mul(b64, b64))), a.dtype)
     aa, ab = M.abs(a), M.abs(b)
     big, small = M.maximum(aa, ab), M.minimum(aa, ab)
     safe = where(M.equal(big, 0.0), _scalar_like(1.0, big), big)
@@ -134,10 +138,24 @@ def xlogy(input, other):
     return where(M.equal(x, 0.0), A.zeros_like(prod), prod)
 
 
+_ERFC_TERMS = 60
+
+
 def erfc(input):
-    """1 - erf(input)."""
+    """1 - erf(input) without the cancellation of that formula for large inputs: in
+    float64, 1 - erf(x) below 3 and the continued fraction exp(-x^2) / sqrt(pi) /
+    (x + 1/2 / (x + 1 / (x + 3/2 / ...))) from 3 on, rounded to the input's dtype
+    (integers give float32)."""
     x = _float_in(input, "erfc")
-    return M.sub(_scalar_like(1.0, x), M.erf(x))
+    x64 = cast(x, dt.float64)
+    near = M.sub(_scalar_like(1.0, x64), M.erf(x64))
+    big = M.greater_equal(x64, 3.0)
+    t = where(big, x64, _scalar_like(3.0, x64))       # the fraction only where it is used
+    acc = t
+    for k in range(_ERFC_TERMS, 0, -1):
+        acc = M.add(t, M.div(_scalar_like(k / 2.0, t), acc))
+    far = M.div(M.exp(M.neg(M.mul(t, t))), M.mul(acc, _scalar_like(math.sqrt(math.pi), t)))
+    return cast(where(big, far, near), x.dtype)
 
 
 def frac(input):
