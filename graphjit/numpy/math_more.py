@@ -14,7 +14,7 @@ import numpy as np
 from .. import ops
 from ..ir import dtypes as dt
 from ..ir.defs.common import promote
-from ..common.tensor import Tensor, TensorLike
+from ..common.tensor import TensorLike
 from ._utils import check_dtype, normalize_axis, to_tensor
 from .math_ops import _axes, _cast, around, deg2rad
 
@@ -329,25 +329,20 @@ def trapz(y, x=None, dx=1.0, axis=-1):
 
 
 def _conv_full(a, v):
+    """The full discrete convolution of two 1-D sequences, as one conv1d of a (padded by
+    len(v) - 1 on both sides) with v reversed; integers are convolved in float64 (exact
+    below 2 ** 53) and cast back."""
     a, v = ops.reshape(to_tensor(a), (-1,)), ops.reshape(to_tensor(v), (-1,))
-    if a.dtype is not v.dtype:
-        d = promote(a.dtype, v.dtype)
-        a, v = ops.cast(a, d), ops.cast(v, d)
+    d = promote(a.dtype, v.dtype)
     n, m = a.shape[0], v.shape[0]
     if n == 0 or m == 0:
         raise ValueError("mindspore.numpy.convolve: inputs cannot be empty")
-    k = n + m - 1
-    # out[s] = sum_{i + j = s} a[i] v[j]: the outer product summed along anti-diagonals
-    sel = np.zeros((n * m, k), dtype=np.float32 if not a.dtype.is_floating else a.dtype.np)
-    ij = np.add.outer(np.arange(n), np.arange(m)).reshape(-1)
-    sel[np.arange(n * m), ij] = 1
-    prod = ops.reshape(ops.mul(ops.reshape(a, (n, 1)), ops.reshape(v, (1, m))), (1, n * m))
-    if a.dtype.is_floating:
-        out = ops.matmul(prod, Tensor(sel))
-    else:
-        out = ops.sum(ops.where(Tensor(sel.astype(bool)), ops.reshape(prod, (n * m, 1)),
-                                ops.zeros_like(ops.reshape(prod, (n * m, 1)))), 0, True)
-    return ops.reshape(out, (k,)), n, m
+    cdt = d if d.is_floating else dt.float64
+    a, v = ops.cast(a, cdt), ops.cast(v, cdt)
+    x = ops.pad(ops.reshape(a, (1, 1, n)), (m - 1, m - 1))
+    w = ops.reshape(ops.flip(v, (0,)), (1, 1, m))
+    out = ops.reshape(ops.conv1d(x, w), (n + m - 1,))
+    return (out if cdt is d else ops.cast(out, d)), n, m
 
 
 def _mode_slice(full, n, m, mode, what):

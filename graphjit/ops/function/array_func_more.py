@@ -316,12 +316,10 @@ def unsorted_segment_sum(input_x, segment_ids, num_segments):
     [0, num_segments) are dropped)."""
     x, flat, hot, ns, rest = _segments(input_x, segment_ids, num_segments,
                                        "unsorted_segment_sum")
-    if x.dtype.is_floating:
-        out = M.matmul(cast(hot, x.dtype), flat)
-    else:
-        out = M.sum(where(expand_dims(hot, -1), expand_dims(flat, 0),
-                          to_tensor(0, x.dtype)), 1)
-        out = cast(out, x.dtype)
+    # one matmul of the (segments, rows) one-hot; integers in float64 (exact below
+    # 2 ** 53), cast back
+    cdt = x.dtype if x.dtype.is_floating else dt.float64
+    out = cast(M.matmul(cast(hot, cdt), cast(flat, cdt)), x.dtype)
     return reshape(out, (ns,) + rest)
 
 
@@ -375,8 +373,10 @@ def _scatter_combine(input_x, indices, updates, what, kind):
     u3 = expand_dims(u, 1)                                           # (m, 1, r)
     xf = reshape(x, (n, r))
     touched = expand_dims(M.any(hot, 0), -1)                         # (n, 1)
-    if kind == "sub":
-        res = M.sub(xf, M.sum(where(hot3, u3, to_tensor(0, x.dtype)), 0))
+    if kind in ("add", "sub"):     # the (slices, updates) one-hot times the updates
+        cdt = x.dtype if x.dtype.is_floating else dt.float64
+        added = M.matmul(transpose(cast(hot, cdt), (1, 0)), cast(u, cdt))
+        res = (M.add if kind == "add" else M.sub)(cast(xf, cdt), added)
     elif kind in ("mul", "div"):
         p = M.prod(where(hot3, u3, to_tensor(1, x.dtype)), 0)
         res = M.mul(xf, p) if kind == "mul" else M.div(xf, p)
@@ -386,8 +386,8 @@ def _scatter_combine(input_x, indices, updates, what, kind):
     elif kind == "min":
         res = where(touched, M.minimum(xf, M.amin(where(hot3, u3, to_tensor(
             _highest(x.dtype), x.dtype)), 0)), xf)
-    else:   # add
-        res = M.add(xf, M.sum(where(hot3, u3, to_tensor(0, x.dtype)), 0))
+    else:
+        raise ValueError(f"{what}: unknown combination {kind!r}")
     return reshape(cast(res, x.dtype), tuple(x.shape))
 
 

@@ -12,7 +12,7 @@ import numpy as np
 from . import array_func as A
 from . import math_func as M
 from .array_func import cast, concat, expand_dims, getitem, reshape, transpose, where
-from .layer_func import _ints, avg_pool2d, conv3d, max_pool2d
+from .layer_func import _dilate, _ints, conv3d, max_pool2d
 from .linalg_func import diagonal
 from .grad.grad_func import stop_gradient
 from .index_func import argmax
@@ -163,19 +163,19 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     if bh * bw != L:
         raise ValueError(f"For 'fold', {L} blocks do not match the {bh} x {bw} blocks of "
                          f"output_size {(oh_, ow_)}")
-    cols = reshape(x, (n, c, kh * kw, bh * bw))
-    # a constant (kh*kw*bh*bw, h*w) matrix scatters each block element to its pixel
-    sel = np.zeros((kh * kw * bh * bw, h * w), dtype=np.float32 if not x.dtype.is_floating
-                   else x.dtype.np)
-    row = 0
+    cols = reshape(x, (n, c, kh, kw, bh, bw))
+    out = None
     for i in range(kh):
         for j in range(kw):
-            for p in range(bh):
-                for q in range(bw):
-                    sel[row, (p * sh + i * dh) * w + q * sw + j * dw] = 1
-                    row += 1
-    flat = reshape(cols, (n * c, kh * kw * bh * bw))
-    out = reshape(M.matmul(flat, _const(sel)), (n, c, h, w))
+            # block (i, j) lands on rows i*dh, i*dh + sh, ... and columns j*dw, ...:
+            # spread by the stride (zeros between) and padded into place, then summed
+            blk = getitem(cols, (_S(None), _S(None), i, j))          # (N, C, bh, bw)
+            blk = _dilate(_dilate(blk, 2, sh), 3, sw)
+            top, left = i * dh, j * dw
+            bottom = h - top - ((bh - 1) * sh + 1)
+            right = w - left - ((bw - 1) * sw + 1)
+            blk = pad(blk, (left, right, top, bottom))
+            out = blk if out is None else M.add(out, blk)
     return getitem(out, (_S(None), _S(None), _S(ph, ph + oh_), _S(pw, pw + ow_)))
 
 
