@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import sys
 
 import numpy as np
 
@@ -48,8 +49,10 @@ bitwise_xor = _elementwise(ops.bitwise_xor, "bitwise_xor", "x1 ^ x2 (integers or
 
 
 def float_power(x1, x2, dtype=None):
-    """x1 ** x2 computed in float64 (MindSpore's numpy: float64 on CPU)."""
-    return _cast(ops.float_power(to_tensor(x1), to_tensor(x2)), dtype)
+    """x1 ** x2 with both sides cast to float32 (MindSpore's numpy promotes integers and
+    floats to float32, not float64 as numpy does)."""
+    a, b = ops.cast(to_tensor(x1), dt.float32), ops.cast(to_tensor(x2), dt.float32)
+    return _cast(ops.pow(a, b), dtype)
 
 
 def fix(x):
@@ -160,7 +163,8 @@ def nanmean(a, axis=None, dtype=None, keepdims=False):
 
 
 def nanvar(a, axis=None, dtype=None, ddof=0, keepdims=False):
-    """The variance over axis of the elements that are not NaN (divisor N - ddof)."""
+    """The variance over axis of the elements that are not NaN (divisor N - ddof);
+    float32 unless dtype is given, as MindSpore's numpy."""
     a = to_tensor(a)
     if not a.dtype.is_floating:
         a = ops.cast(a, dt.float32)
@@ -168,31 +172,35 @@ def nanvar(a, axis=None, dtype=None, ddof=0, keepdims=False):
     d = _nan_to(a - m, 0)
     s = ops.sum(d * d, _axes(axis, a.ndim), bool(keepdims))
     n = _count(a, axis, keepdims) - ddof
-    return _cast(s / ops.maximum(n, ops.zeros_like(n)), dtype)
+    return _cast(s / ops.maximum(n, ops.zeros_like(n)), dt.float32 if dtype is None else dtype)
 
 
 def nanstd(a, axis=None, dtype=None, ddof=0, keepdims=False):
-    """The standard deviation over axis of the elements that are not NaN."""
-    return _cast(ops.sqrt(nanvar(a, axis, None, ddof, keepdims)), dtype)
+    """The standard deviation over axis of the elements that are not NaN; float32 unless
+    dtype is given."""
+    return _cast(ops.sqrt(nanvar(a, axis, None, ddof, keepdims)),
+                 dt.float32 if dtype is None else dtype)
 
 
 def _nan_extreme(fn, fill, a, axis, keepdims, dtype):
+    """NaN replaced by fill before the reduction: an all-NaN slice gives fill cast to the
+    dtype (MindSpore's numpy: -sys.maxsize - 1 for nanmax, sys.maxsize for nanmin)."""
     a = to_tensor(a)
     if not a.dtype.is_floating:
         return _cast(fn(a, _axes(axis, a.ndim), bool(keepdims)), dtype)
-    out = fn(_nan_to(a, fill), _axes(axis, a.ndim), bool(keepdims))
-    every_nan = ops.all(ops.isnan(a), _axes(axis, a.ndim), bool(keepdims))
-    return _cast(ops.where(every_nan, ops.full_like(out, math.nan), out), dtype)
+    return _cast(fn(_nan_to(a, fill), _axes(axis, a.ndim), bool(keepdims)), dtype)
 
 
 def nanmax(a, axis=None, dtype=None, keepdims=False):
-    """The maximum over axis ignoring NaN (NaN where every element is NaN)."""
-    return _nan_extreme(ops.amax, -math.inf, a, axis, keepdims, dtype)
+    """The maximum over axis ignoring NaN (an all-NaN slice gives -2 ** 63 in a's
+    dtype, as MindSpore's numpy does)."""
+    return _nan_extreme(ops.amax, float(-sys.maxsize - 1), a, axis, keepdims, dtype)
 
 
 def nanmin(a, axis=None, dtype=None, keepdims=False):
-    """The minimum over axis ignoring NaN (NaN where every element is NaN)."""
-    return _nan_extreme(ops.amin, math.inf, a, axis, keepdims, dtype)
+    """The minimum over axis ignoring NaN (an all-NaN slice gives 2 ** 63 - 1 in a's
+    dtype)."""
+    return _nan_extreme(ops.amin, float(sys.maxsize), a, axis, keepdims, dtype)
 
 
 def _scan_dtype(a, dtype):
@@ -377,9 +385,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         dtype=None):
     """The covariance matrix of the variables (rows, or columns if not rowvar), with
     optional frequency and observation weights."""
-    x = to_tensor(m)
-    if not x.dtype.is_floating:
-        x = ops.cast(x, dt.float32)
+    x = ops.cast(to_tensor(m), dt.float32)      # MindSpore's numpy computes in float32
     if x.ndim > 2:
         raise ValueError("mindspore.numpy.cov: m has more than 2 dimensions")
     x = ops.reshape(x, (1, -1)) if x.ndim < 2 else x
@@ -396,9 +402,9 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         ddof = 0 if bias else 1
     w = None
     if fweights is not None:
-        w = ops.cast(to_tensor(fweights), x.dtype)
+        w = _cov_weights(fweights, x.shape[1])
     if aweights is not None:
-        aw = ops.cast(to_tensor(aweights), x.dtype)
+        aw = _cov_weights(aweights, x.shape[1])
         w = aw if w is None else w * aw
     if w is None:
         avg = ops.mean(x, 1, True)
@@ -418,6 +424,19 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         c = ops.matmul(xc * w, xc.T) / fact
     c = ops.squeeze(c) if c.shape == (1, 1) else c
     return _cast(c, dtype)
+
+
+def _cov_weights(weights, n):
+    """MindSpore's numpy takes integer weights only (fweights and aweights alike) and
+    their absolute values."""
+    w = to_tensor(weights)
+    if not w.dtype.is_integer:
+        raise TypeError("mindspore.numpy.cov: weights must be integer")
+    if w.ndim > 1:
+        raise RuntimeError("mindspore.numpy.cov: cannot handle multidimensional weights")
+    if w.shape[0] != n:
+        raise RuntimeError("mindspore.numpy.cov: incompatible numbers of samples and weights")
+    return ops.abs(ops.cast(w, dt.float32))
 
 
 def corrcoef(x, y=None, rowvar=True, dtype=None):

@@ -125,7 +125,10 @@ CASES = [
     ("pad median", lambda x: mnp.pad(x, 1, "median"), (A,), lambda x: np.pad(x, 1, "median")),
     ("pad linear_ramp", lambda x: mnp.pad(x, (2, 3), "linear_ramp", end_values=1.0), (V,),
      lambda x: np.pad(x, (2, 3), "linear_ramp", end_values=1.0)),
-    ("float_power", lambda a, b: mnp.float_power(a, b), (np.abs(A), B), np.float_power),
+    ("float_power", lambda a, b: mnp.float_power(a, b), (np.abs(A), B),
+     lambda a, b: np.float_power(a, b).astype(np.float32)),    # float32 in MindSpore's numpy
+    ("float_power doc", lambda a: mnp.float_power(a, mnp.array(3)), (np.arange(6, dtype=np.int32),),
+     lambda a: np.array([0, 1, 8, 27, 64, 125], np.float32)),
     ("fix", lambda x: mnp.fix(x * 3), (A,), lambda x: np.fix(x * 3)),
     ("fix int", lambda x: mnp.fix(x), (I,), lambda x: x.astype(np.float32)),
     ("kron", lambda a, b: mnp.kron(a, b), (A[:2, :2].copy(), B[:2].copy()), np.kron),
@@ -161,8 +164,12 @@ CASES = [
     ("cov rowvar bias", lambda x, y: mnp.cov(x, y, rowvar=False, bias=True), (A, B),
      lambda x, y: np.cov(x, y, rowvar=False, bias=True)),
     ("cov weights", lambda x, f, a: mnp.cov(x, fweights=f, aweights=a),
-     (A, np.array([1, 2, 1, 3], np.int32), np.array([0.5, 1.0, 2.0, 1.0], np.float32)),
+     (A, np.array([1, 2, 1, 3], np.int32), np.array([1, 1, 2, 3], np.int32)),
      lambda x, f, a: np.cov(x, fweights=f, aweights=a)),
+    ("cov doc", lambda x: mnp.cov(x), (np.array([[2., 3., 4., 5.], [0., 2., 3., 4.],
+                                                [7., 8., 9., 10.]], np.float64),),
+     lambda x: np.array([[1.6666666, 2.1666667, 1.6666666], [2.1666667, 2.9166667, 2.1666667],
+                         [1.6666666, 2.1666667, 1.6666666]], np.float32)),
     ("corrcoef", lambda x: mnp.corrcoef(x), (A,), np.corrcoef),
     ("multi_dot", lambda a, b, c: mnp.multi_dot([a, b, c]), (V[:3].copy(), A, V[:4].copy()),
      lambda a, b, c: np.linalg.multi_dot([a, b, c])),
@@ -274,6 +281,27 @@ def test_histogram_follows_mindspores_examples():
     _check(edges, np.array([0, 1, 2, 3], np.int32), np.int32)
     hist, _ = mnp.histogram(mnp.arange(4), bins=mnp.arange(5), density=True)
     _check(hist, np.full(4, 0.25, np.float32), np.float32)
+
+
+def test_nan_functions_follow_mindspores_numpy():
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    a = mnp.array([[1, np.nan], [3, 4]])
+    _check(mnp.nanvar(a), np.float32(1.5555557), np.float32)
+    _check(mnp.nanstd(a, axis=1), np.array([0, 0.5], np.float32), np.float32)
+    _check(mnp.nanmean(a, axis=1), np.array([1, 3.5], np.float32), np.float32)
+    assert mnp.nanvar(mnp.ones(3, mnp.float64)).dtype == ms.float32
+    every_nan = mnp.array([[np.nan, 1.0], [np.nan, 2.0]])
+    _check(mnp.nanmax(every_nan, 0), np.array([-2.0 ** 63, 2], np.float32))
+    _check(mnp.nanmin(every_nan, 0), np.array([2.0 ** 63, 1], np.float32))
+    assert mnp.cov(mnp.ones((2, 3), mnp.float64)).dtype == ms.float32
+    with pytest.raises(TypeError, match="weights must be integer"):
+        mnp.cov(mnp.ones((2, 3)), aweights=mnp.array([0.5, 1.0, 1.0]))
+
+
+def test_float_power_is_float32():
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    assert mnp.float_power(mnp.arange(3), 2).dtype == ms.float32
+    assert mnp.float_power(mnp.ones(2, mnp.float64), 2.0).dtype == ms.float32
 
 
 def test_type_helpers():
