@@ -252,24 +252,34 @@ def unravel_index(indices, shape, order="C"):
 
 
 def ravel_multi_index(multi_index, dims, mode="clip", order="C"):
-    """The flat indices of coordinate tensors into an array of shape dims
-    (mode 'clip' or 'wrap' for out-of-range coordinates)."""
+    """The flat indices (float32, as MindSpore's numpy sums them) of the coordinates in
+    multi_index (a tuple of index tensors, or an array whose first dim runs over dims)
+    into an array of shape dims; mode 'clip' or 'wrap' for out-of-range coordinates."""
     dims = tuple(int(d) for d in ((dims,) if isinstance(dims, int) else dims))
-    idx = [to_tensor(i) for i in multi_index]
+    if isinstance(multi_index, (tuple, list)) and not all(
+            isinstance(i, (int, float)) for i in multi_index):
+        idx = [to_tensor(i) for i in multi_index]
+    else:
+        t = to_tensor(multi_index)
+        idx = [t[k] for k in range(t.shape[0])] if t.ndim else [t]
     if len(idx) != len(dims):
-        raise ValueError("mindspore.numpy.ravel_multi_index: parameter multi_index must be a "
-                         "sequence of length len(dims)")
+        raise ValueError(f"mindspore.numpy.ravel_multi_index: parameter multi_index must be a "
+                         f"sequence of length {len(dims)}")
+    if any(i.dtype.is_floating for i in idx):
+        raise TypeError("mindspore.numpy.ravel_multi_index: only int indices permitted")
+    if mode not in ("clip", "wrap"):
+        raise ValueError("mindspore.numpy.ravel_multi_index: invalid mode. Expected 'wrap' "
+                         "or 'clip'")
+    if order not in ("C", "F"):
+        raise ValueError("mindspore.numpy.ravel_multi_index: invalid order. Expected 'C' or "
+                         "'F'")
+    strides = [int(np.prod(dims[k + 1:])) if order == "C" else int(np.prod(dims[:k]))
+               for k in range(len(dims))]
     out = None
-    order_dims = list(zip(idx, dims)) if order == "C" else list(zip(idx, dims))[::-1]
-    for i, d in order_dims:
-        if mode == "clip":
-            i = ops.clamp(i, 0, d - 1)
-        elif mode == "wrap":
-            i = ops.remainder(i, d)
-        else:
-            raise ValueError(f"mindspore.numpy.ravel_multi_index: mode must be 'clip' or "
-                             f"'wrap', got {mode!r}")
-        out = i if out is None else out * d + i
+    for i, d, st in zip(idx, dims, strides):
+        i = ops.clamp(i, 0, d - 1) if mode == "clip" else ops.remainder(i, d)
+        term = ops.cast(i, dt.float32) * float(st)
+        out = term if out is None else out + term
     return out
 
 

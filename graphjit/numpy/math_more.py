@@ -42,10 +42,21 @@ gcd = _elementwise(ops.gcd, "gcd", "the greatest common divisor of integers")
 lcm = _elementwise(ops.lcm, "lcm", "the least common multiple of integers")
 logaddexp = _elementwise(ops.logaddexp, "logaddexp", "log(exp(x1) + exp(x2))")
 logaddexp2 = _elementwise(ops.logaddexp2, "logaddexp2", "log2(2 ** x1 + 2 ** x2)")
-copysign = _elementwise(ops.copysign, "copysign", "|x1| with the sign of x2")
 bitwise_and = _elementwise(ops.bitwise_and, "bitwise_and", "x1 & x2 (integers or bool)")
 bitwise_or = _elementwise(ops.bitwise_or, "bitwise_or", "x1 | x2 (integers or bool)")
 bitwise_xor = _elementwise(ops.bitwise_xor, "bitwise_xor", "x1 ^ x2 (integers or bool)")
+
+
+def copysign(x1, x2, dtype=None):
+    """|x1| where x2 >= 0, -|x1| where x2 < 0, in x1's dtype (MindSpore's numpy: integers
+    stay integers, and -0.0 in x2 counts as positive as `x2 < 0` says)."""
+    a, b = to_tensor(x1), to_tensor(x2)
+    if a.dtype.is_bool or b.dtype.is_bool:
+        raise TypeError("mindspore.numpy.copysign: sign does not accept dtype bool.")
+    shape = np.broadcast_shapes(tuple(a.shape), tuple(b.shape))
+    pos = ops.broadcast_to(ops.abs(a), shape)
+    res = ops.where(ops.broadcast_to(ops.less(b, 0), shape), ops.neg(pos), pos)
+    return _cast(res, dtype)
 
 
 def float_power(x1, x2, dtype=None):
@@ -206,7 +217,9 @@ def nanmin(a, axis=None, dtype=None, keepdims=False):
 def _scan_dtype(a, dtype):
     if dtype is not None:
         return check_dtype(dtype)
-    return dt.int32 if a.dtype.is_bool or a.dtype in (dt.int8, dt.int16, dt.uint8) else a.dtype
+    if a.dtype.is_bool or a.dtype in (dt.int8, dt.int16):
+        return dt.int32
+    return dt.uint32 if a.dtype in (dt.uint8, dt.uint16) else a.dtype
 
 
 def nancumsum(a, axis=None, dtype=None):
@@ -248,7 +261,8 @@ def norm(x, ord=None, axis=None, keepdims=False):
         if ord is None:
             ord = 2
         if isinstance(ord, str):
-            raise ValueError(f"mindspore.numpy.norm: invalid norm order {ord!r} for vectors")
+            raise ValueError("mindspore.numpy.norm: Frobenius norm and nuclear norm are only "
+                             "defined for vectors")
         a = x.abs()
         if ord == math.inf:
             return ops.amax(a, axes[0], keepdims)
@@ -273,8 +287,11 @@ def norm(x, ord=None, axis=None, keepdims=False):
     elif ord in (math.inf, -math.inf):
         s = ops.sum(a, c, True)
         out = (ops.amax if ord == math.inf else ops.amin)(s, r, True)
+    elif ord in ("nuc", 2, -2):
+        raise NotImplementedError(f"mindspore.numpy.norm: the {ord!r} norm is not implemented "
+                                  f"for matrices")
     else:
-        raise ValueError(f"mindspore.numpy.norm: matrix norm order {ord!r} is not supported")
+        raise ValueError("mindspore.numpy.norm: invalid norm order for matrices")
     return out if keepdims else ops.squeeze(out, axes)
 
 
@@ -326,8 +343,24 @@ def multi_dot(arrays):
 
 
 def matrix_power(a, n):
-    """a multiplied by itself n times (negative n: powers of the inverse)."""
-    return ops.matrix_power(to_tensor(a), n)
+    """a multiplied by itself n times, one matmul after another as MindSpore's numpy does
+    (the identity for n = 0; a negative n is refused, as there)."""
+    a = to_tensor(a)
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError("mindspore.numpy.matrix_power: exponent must be an integer")
+    if a.ndim < 2:
+        raise ValueError("mindspore.numpy.matrix_power: Array must be at least two-dimensional")
+    if a.shape[-2] != a.shape[-1]:
+        raise ValueError("mindspore.numpy.matrix_power: Last 2 dimensions of the array must "
+                         "be square")
+    if n < 0:
+        raise ValueError("mindspore.numpy.matrix_power: n < 0 is not supported now.")
+    if n == 0:
+        return ops.broadcast_to(ops.eye(a.shape[-1], a.shape[-1], a.dtype), tuple(a.shape))
+    res = a
+    for _ in range(n - 1):
+        res = ops.matmul(res, a)
+    return res
 
 
 def trapz(y, x=None, dx=1.0, axis=-1):
@@ -375,8 +408,14 @@ def convolve(a, v, mode="full"):
 
 
 def correlate(a, v, mode="valid"):
-    """The cross-correlation of two 1-D sequences (numpy.correlate)."""
-    v = ops.reshape(to_tensor(v), (-1,))
+    """The cross-correlation of two 1-D sequences (numpy.correlate), in float32 (float16
+    stays float16), as MindSpore's numpy computes it."""
+    a, v = to_tensor(a), to_tensor(v)
+    if a.ndim != 1 or v.ndim != 1:
+        raise ValueError("mindspore.numpy.correlate: only support 1-dimensional inputs.")
+    d = promote(a.dtype, v.dtype)
+    d = d if d in (dt.float16, dt.float32) else dt.float32
+    a, v = ops.cast(a, d), ops.cast(v, d)
     full, n, m = _conv_full(a, ops.flip(v, (0,)))
     return _mode_slice(full, n, m, mode, "correlate")
 
@@ -461,7 +500,7 @@ def gradient(f, *varargs, axis=None, edge_order=1):
     """The gradient by second-order central differences inside and first-order one-sided
     differences at the edges (edge_order 1), along each axis (uniform spacings)."""
     f = to_tensor(f)
-    if not f.dtype.is_floating:
+    if f.dtype is not dt.float64:
         f = ops.cast(f, dt.float32)
     nd = f.ndim
     axes = list(range(nd)) if axis is None else [
@@ -514,20 +553,24 @@ def unwrap(p, discont=3.141592653589793, axis=-1):
 
 
 def interp(x, xp, fp, left=None, right=None):
-    """One-dimensional linear interpolation of (xp, fp) at x (xp increasing); left and
-    right (default fp[0], fp[-1]) outside."""
-    x, xp, fp = to_tensor(x), to_tensor(xp), to_tensor(fp)
-    d = dt.float32 if not fp.dtype.is_floating else fp.dtype
-    x, xp, fp = ops.cast(x, d), ops.cast(xp, d), ops.cast(fp, d)
+    """One-dimensional linear interpolation of (xp, fp) at x (xp increasing), in float32
+    and with MindSpore's formula (y0 (x1 - x) + y1 (x - x0)) / (x1 - x0); left and right
+    (default fp[0], fp[-1]) outside."""
+    x, xp, fp = (ops.cast(to_tensor(t), dt.float32) for t in (x, xp, fp))
+    if xp.ndim != 1 or fp.ndim != 1:
+        raise ValueError("mindspore.numpy.interp: xp and fp must be 1-d sequences")
     n = xp.shape[0]
-    i = ops.searchsorted(xp, x, right=True)                   # xp[i-1] <= x < xp[i]
-    i = ops.clamp(i, 1, n - 1)
-    x0, x1 = ops.gather(xp, i - 1, 0), ops.gather(xp, i, 0)
-    f0, f1 = ops.gather(fp, i - 1, 0), ops.gather(fp, i, 0)
-    out = f0 + (x - x0) * (f1 - f0) / (x1 - x0)
-    out = ops.where(ops.equal(x, x1), f1, out)
-    lo = fp[0] if left is None else ops.cast(to_tensor(left), d)
-    hi = fp[-1] if right is None else ops.cast(to_tensor(right), d)
+    if fp.shape[0] != n:
+        raise ValueError("mindspore.numpy.interp: the y-coordinates must have the same "
+                         "length as `xp`")
+    i1 = ops.clamp(ops.searchsorted(xp, x), 0, n - 1)
+    i0 = ops.clamp(i1 - 1, 0, n - 1)
+    x0, x1 = ops.gather(xp, i0, 0), ops.gather(xp, i1, 0)
+    y0, y1 = ops.gather(fp, i0, 0), ops.gather(fp, i1, 0)
+    out = (y0 * (x1 - x) + y1 * (x - x0)) / (x1 - x0)
+    out = ops.where(ops.equal(x0, x1), y0, out)
+    lo = fp[0] if left is None else ops.cast(to_tensor(left), dt.float32)
+    hi = fp[-1] if right is None else ops.cast(to_tensor(right), dt.float32)
     out = ops.where(ops.less(x, xp[0]), ops.broadcast_to(lo, tuple(out.shape)), out)
     return ops.where(ops.greater(x, xp[-1]), ops.broadcast_to(hi, tuple(out.shape)), out)
 

@@ -69,11 +69,9 @@ def bincount(x, weights=None, minlength=0, length=None):
     x = ops.maximum(x, 0)           # MindSpore's numpy counts negative values as 0
     hot = ops.one_hot(x, int(length), Tensor(np.ones((), np.bool_)),
                       Tensor(np.zeros((), np.bool_)))
-    if weights is None:
-        return ops.cast(ops.sum(ops.cast(hot, dt.int32), 0), dt.int32)
-    w = to_tensor(weights)
-    if not w.dtype.is_floating:
-        w = ops.cast(w, dt.float32)
+    if weights is None:          # float32 counts, as MindSpore's numpy gives them
+        return ops.sum(ops.cast(hot, dt.float32), 0)
+    w = ops.cast(to_tensor(weights), dt.float32)
     return ops.sum(ops.where(hot, ops.expand_dims(w, -1), ops.zeros((), w.dtype)), 0)
 
 
@@ -244,12 +242,13 @@ def polymul(a1, a2):
 
 
 def polyval(p, x):
-    """The polynomial p evaluated at x (Horner's rule)."""
+    """The polynomial p evaluated at x: sum(p * x ** [N-1, ..., 0]) with float32
+    exponents, as MindSpore's numpy computes it (so the result is floating)."""
     p, x = _poly(p), to_tensor(x)
-    out = ops.zeros_like(x) if p.dtype is x.dtype else ops.zeros_like(x + p[0])
-    for i in builtins.range(p.shape[0]):
-        out = out * x + p[i]
-    return out
+    n = p.shape[0]
+    exps = Tensor(np.arange(n - 1, -1, -1, dtype=np.float32))
+    powers = ops.pow(ops.expand_dims(x, -1), exps)
+    return ops.sum(p * powers, -1)
 
 
 def polyder(p, m=1):
@@ -257,10 +256,10 @@ def polyder(p, m=1):
     p = _poly(p)
     if m < 0:
         raise ValueError("mindspore.numpy.polyder: order of derivative must be positive")
+    if m >= p.shape[0]:          # MindSpore's numpy: an empty (float32) tensor
+        return ops.zeros((0,), dt.float32)
     for _ in builtins.range(m):
         n = p.shape[0] - 1
-        if n <= 0:
-            return ops.zeros((1,), p.dtype)
         p = p[:-1] * Tensor(np.arange(n, 0, -1).astype(p.dtype.np))
     return p
 
