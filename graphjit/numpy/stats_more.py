@@ -1,23 +1,27 @@
 """mindspore.numpy's searching, counting and polynomial functions: searchsorted,
 digitize, bincount, histogram_bin_edges, histogram, histogram2d, histogramdd, in1d,
-isin, and polyadd/polysub/polymul/polyval/polyder/polyint. Bin counts are sums of
-one-hot comparisons, so a histogram with a known bin count has a known shape and
-runs in graphs; bincount without `length` depends on the values and is eager-only."""
+isin, polyadd/polysub/polymul/polyval/polyder/polyint, and gradient, unwrap and
+interp. Bin counts are sums of one-hot comparisons, so a histogram with a known bin
+count has a known shape and runs in graphs; bincount without `length` depends on the
+values and is eager-only."""
 from __future__ import annotations
 
 import builtins
+import math
 
 import numpy as np
 
 from .. import ops
 from ..ir import dtypes as dt
 from ..common.tensor import Tensor, TensorLike
-from ._utils import to_tensor
+from ._utils import normalize_axis, to_tensor
 from .math_more import convolve
+
+_S = builtins.slice
 
 __all__ = ["searchsorted", "digitize", "bincount", "histogram_bin_edges", "histogram",
            "histogram2d", "histogramdd", "in1d", "isin", "polyadd", "polysub", "polyval",
-           "polyder", "polymul", "polyint"]
+           "polyder", "polymul", "polyint", "gradient", "unwrap", "interp"]
 
 
 def searchsorted(a, v, side="left", sorter=None):
@@ -279,3 +283,89 @@ def polyint(p, m=1, k=None):
         p = p / Tensor(np.arange(n, 0, -1).astype(p.dtype.np))
         p = ops.concat((p, ops.fill(p.dtype, (1,), float(ks[i]))), 0)
     return p
+
+
+# -- sampled functions: differences, phase unwrapping, interpolation ---------------------------
+def _sl(nd, axis, s):
+    key = [_S(None)] * nd
+    key[axis] = s
+    return tuple(key)
+
+
+def gradient(f, *varargs, axis=None, edge_order=1):
+    """The gradient by second-order central differences inside and first-order one-sided
+    differences at the edges (edge_order 1), along each axis (uniform spacings)."""
+    f = to_tensor(f)
+    if f.dtype is not dt.float64:
+        f = ops.cast(f, dt.float32)
+    nd = f.ndim
+    axes = list(range(nd)) if axis is None else [
+        normalize_axis(a, nd) for a in ((axis,) if isinstance(axis, int) else axis)]
+    if edge_order != 1:
+        raise ValueError("mindspore.numpy.gradient: only edge_order=1 is supported")
+    if len(varargs) == 0:
+        dxs = [1.0] * len(axes)
+    elif len(varargs) == 1:
+        dxs = [varargs[0]] * len(axes)
+    elif len(varargs) == len(axes):
+        dxs = list(varargs)
+    else:
+        raise TypeError("mindspore.numpy.gradient: invalid number of spacing arguments")
+    for d in dxs:
+        if isinstance(d, TensorLike) and d.ndim != 0:
+            raise TypeError("mindspore.numpy.gradient: only scalar spacings are supported")
+    out = []
+    for a, dx in zip(axes, dxs):
+        n = f.shape[a]
+        if n < 2:
+            raise ValueError("mindspore.numpy.gradient: each dimension must have at least 2 "
+                             "elements")
+        first = (f[_sl(nd, a, _S(1, 2))] - f[_sl(nd, a, _S(0, 1))]) / dx
+        last = (f[_sl(nd, a, _S(n - 1, n))] - f[_sl(nd, a, _S(n - 2, n - 1))]) / dx
+        parts = [first]
+        if n > 2:
+            parts.append((f[_sl(nd, a, _S(2, None))] - f[_sl(nd, a, _S(None, -2))]) / (2.0 * dx))
+        parts.append(last)
+        out.append(ops.concat(parts, a))
+    return out[0] if len(out) == 1 else out
+
+
+def unwrap(p, discont=3.141592653589793, axis=-1):
+    """p with jumps larger than discont between neighbours along axis replaced by their
+    2*pi complement."""
+    p = to_tensor(p)
+    if not p.dtype.is_floating:
+        p = ops.cast(p, dt.float32)
+    nd = p.ndim
+    a = normalize_axis(axis, nd)
+    dd = ops.diff(p, 1, a)
+    pi = math.pi
+    ddmod = ops.remainder(dd + pi, 2 * pi) - pi
+    ddmod = ops.where(ops.logical_and(ops.equal(ddmod, -pi), ops.greater(dd, 0)),
+                      ops.full_like(ddmod, pi), ddmod)
+    corr = ops.where(ops.less(ops.abs(dd), discont), ops.zeros_like(dd), ddmod - dd)
+    cum = ops.cumsum(corr, a)
+    return ops.concat((p[_sl(nd, a, _S(0, 1))], p[_sl(nd, a, _S(1, None))] + cum), a)
+
+
+def interp(x, xp, fp, left=None, right=None):
+    """One-dimensional linear interpolation of (xp, fp) at x (xp increasing), in float32
+    and with MindSpore's formula (y0 (x1 - x) + y1 (x - x0)) / (x1 - x0); left and right
+    (default fp[0], fp[-1]) outside."""
+    x, xp, fp = (ops.cast(to_tensor(t), dt.float32) for t in (x, xp, fp))
+    if xp.ndim != 1 or fp.ndim != 1:
+        raise ValueError("mindspore.numpy.interp: xp and fp must be 1-d sequences")
+    n = xp.shape[0]
+    if fp.shape[0] != n:
+        raise ValueError("mindspore.numpy.interp: the y-coordinates must have the same "
+                         "length as `xp`")
+    i1 = ops.clamp(ops.searchsorted(xp, x), 0, n - 1)
+    i0 = ops.clamp(i1 - 1, 0, n - 1)
+    x0, x1 = ops.gather(xp, i0, 0), ops.gather(xp, i1, 0)
+    y0, y1 = ops.gather(fp, i0, 0), ops.gather(fp, i1, 0)
+    out = (y0 * (x1 - x) + y1 * (x - x0)) / (x1 - x0)
+    out = ops.where(ops.equal(x0, x1), y0, out)
+    lo = fp[0] if left is None else ops.cast(to_tensor(left), dt.float32)
+    hi = fp[-1] if right is None else ops.cast(to_tensor(right), dt.float32)
+    out = ops.where(ops.less(x, xp[0]), ops.broadcast_to(lo, tuple(out.shape)), out)
+    return ops.where(ops.greater(x, xp[-1]), ops.broadcast_to(hi, tuple(out.shape)), out)
