@@ -27,7 +27,6 @@ __all__ = ["float_power", "fix", "divmod", "gcd", "lcm", "logaddexp", "logaddexp
            "trapz", "convolve", "correlate", "cov", "corrcoef", "promote_types", "result_type",
            "ediff1d"]
 
-_S = builtins.slice
 
 
 def _elementwise(fn, name, doc):
