@@ -744,6 +744,7 @@ REFUSED = {
     "ApplyMomentum", "SGD",                                 # state updates
     "Dropout", "RandomUniform", "RandomNormal", "RandomInt", "Print",   # random, io
     "AllReduce", "AllGather", "Broadcast", "ReduceScatter",  # collectives across processes
+    "CellBprop", "CellBpropGrad",       # a Cell's own bprop: Python, in gradient graphs only
 }
 
 
