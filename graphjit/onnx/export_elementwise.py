@@ -199,7 +199,9 @@ def _float_unary(onnx_op):
 
 for _g, _o in (("Exp", "Exp"), ("Log", "Log"), ("Sqrt", "Sqrt"), ("Reciprocal", "Reciprocal"),
                ("Sin", "Sin"), ("Cos", "Cos"), ("Tanh", "Tanh"), ("Sigmoid", "Sigmoid"),
-               ("Erf", "Erf")):
+               ("Erf", "Erf"), ("Tan", "Tan"), ("Asin", "Asin"), ("Acos", "Acos"),
+               ("Atan", "Atan"), ("Sinh", "Sinh"), ("Cosh", "Cosh"), ("Asinh", "Asinh"),
+               ("Acosh", "Acosh"), ("Atanh", "Atanh")):
     OPS[_g] = _float_unary(_o)
 
 

@@ -164,7 +164,8 @@ _UNARY = {"Abs": "Abs", "Neg": "Neg", "Exp": "Exp", "Log": "Log", "Sqrt": "Sqrt"
           "Reciprocal": "Reciprocal", "Sin": "Sin", "Cos": "Cos", "Tanh": "Tanh",
           "Sigmoid": "Sigmoid", "Erf": "Erf", "Relu": "ReLU", "Floor": "Floor",
           "Ceil": "Ceil", "Round": "Round", "Sign": "Sign", "BitwiseNot": "Invert",
-          "Identity": "Identity"}
+          "Identity": "Identity", "Tan": "Tan", "Asin": "Asin", "Acos": "Acos", "Atan": "Atan",
+          "Sinh": "Sinh", "Cosh": "Cosh", "Asinh": "Asinh", "Acosh": "Acosh", "Atanh": "Atanh"}
 _PREDICATES = {"IsNaN": "IsNan", "Not": "LogicalNot"}
 
 
@@ -565,4 +566,4 @@ def check_elements(cx: NodeCx, shape) -> None:
                                f"{MAX_ELEMENTS} elements")
 
 
-from . import import_net, import_nn  # noqa: E402,F401  (register the shape and network ops)
+from . import import_math, import_net, import_nn  # noqa: E402,F401  (register the shape and network ops)

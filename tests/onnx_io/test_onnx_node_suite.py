@@ -41,6 +41,8 @@ reduce_log_sum reduce_log_sum_exp reducel1 reducel2 reducemax reducemean reducem
 reduceprod reducesum reducesumsquare relu reshape round selu shape shrink sigmoid sign
 sin size slice softmax softplus softsign split sqrt squeeze sub sum tanh
 thresholdedrelu tile topk transpose unsqueeze where xor averagepool maxpool compress
+acos acosh asin asinh atan atanh cosh sinh tan swish hardmax bitshift cumprod trilu eyelike
+einsum nonzero
 """.split()
 
 # reason -> (regexes of case names, the error graphjit gives them): what graphjit lacks.

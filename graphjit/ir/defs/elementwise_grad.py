@@ -134,6 +134,18 @@ _UNARY_GRADS = {
     "Cos": lambda b, n, g: b.mul(g, b.neg(b.apply("Sin", n.x(0)))),
     "Tanh": lambda b, n, g: b.mul(g, b.sub(_one(b, n, 1), b.mul(n.y(), n.y()))),
     "Sigmoid": lambda b, n, g: b.mul(b.mul(g, n.y()), b.sub(_one(b, n, 1), n.y())),
+    # the inverse and hyperbolic functions: MindSpore's bprops (TanGrad, AsinGrad...)
+    "Tan": lambda b, n, g: b.mul(g, b.add(_one(b, n, 1), b.mul(n.y(), n.y()))),
+    "Asin": lambda b, n, g: b.mul(g, b.apply("Rsqrt", b.sub(_one(b, n, 1),
+                                                           b.mul(n.x(0), n.x(0))))),
+    "Acos": lambda b, n, g: b.neg(b.mul(g, b.apply("Rsqrt", b.sub(
+        _one(b, n, 1), b.mul(n.x(0), n.x(0)))))),
+    "Atan": lambda b, n, g: b.div(g, b.add(_one(b, n, 1), b.mul(n.x(0), n.x(0)))),
+    "Sinh": lambda b, n, g: b.mul(g, b.apply("Cosh", n.x(0))),
+    "Cosh": lambda b, n, g: b.mul(g, b.apply("Sinh", n.x(0))),
+    "Asinh": lambda b, n, g: b.div(g, b.apply("Cosh", n.y())),
+    "Acosh": lambda b, n, g: b.div(g, b.apply("Sinh", n.y())),
+    "Atanh": lambda b, n, g: b.div(g, b.sub(_one(b, n, 1), b.mul(n.x(0), n.x(0)))),
     "Erf": _erf,
     "ReLU": _relu,
     "Square": lambda b, n, g: b.mul(g, b.mul(n.x(0), _one(b, n, 2))),
