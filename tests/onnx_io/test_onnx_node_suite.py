@@ -42,7 +42,7 @@ reduceprod reducesum reducesumsquare relu reshape round selu shape shrink sigmoi
 sin size slice softmax softplus softsign split sqrt squeeze sub sum tanh
 thresholdedrelu tile topk transpose unsqueeze where xor averagepool maxpool compress
 acos acosh asin asinh atan atanh cosh sinh tan swish hardmax bitshift cumprod trilu eyelike
-einsum nonzero
+einsum nonzero attention rotaryembedding rmsnormalization swiglu
 """.split()
 
 # reason -> (regexes of case names, the error graphjit gives them): what graphjit lacks.

@@ -44,6 +44,16 @@ _DOT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _matmul_factory(in_types, out_types, attrs):
+    kernel = _matmul_kernel(in_types, out_types, attrs)
+    odt = out_types[0].dtype.np
+    if odt.kind == "V" or odt.type.__module__.startswith("ml_dtypes"):
+        # numpy's matmul of bfloat16 (ml_dtypes) gives float32: rounded back to the
+        # inferred dtype, as the other kernels keep theirs
+        return lambda a, b: kernel(a, b).astype(odt)
+    return kernel
+
+
+def _matmul_kernel(in_types, out_types, attrs):
     odt = out_types[0].dtype.np
     ta, tb = attrs["transpose_a"], attrs["transpose_b"]
     ca, cb = in_types[0].dtype.np != odt, in_types[1].dtype.np != odt
