@@ -43,7 +43,7 @@ sin size slice softmax softplus softsign split sqrt squeeze sub sum tanh
 thresholdedrelu tile topk transpose unsqueeze where xor averagepool maxpool compress
 acos acosh asin asinh atan atanh cosh sinh tan swish hardmax bitshift cumprod trilu eyelike
 einsum nonzero attention rotaryembedding rmsnormalization swiglu negativeloglikelihoodloss
-softmax_cross_entropy_loss
+softmax_cross_entropy_loss resize upsample
 """.split()
 
 # reason -> (regexes of case names, the error graphjit gives them): what graphjit lacks.
