@@ -566,4 +566,4 @@ def check_elements(cx: NodeCx, shape) -> None:
                                f"{MAX_ELEMENTS} elements")
 
 
-from . import import_attn, import_loss, import_math, import_resize, import_net, import_nn  # noqa: E402,F401  (register the shape and network ops)
+from . import import_attn, import_loss, import_math, import_resize, import_scatter, import_net, import_nn  # noqa: E402,F401  (register the shape and network ops)
