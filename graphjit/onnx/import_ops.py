@@ -566,4 +566,6 @@ def check_elements(cx: NodeCx, shape) -> None:
                                f"{MAX_ELEMENTS} elements")
 
 
-from . import import_attn, import_loss, import_math, import_resize, import_scatter, import_net, import_nn  # noqa: E402,F401  (register the shape and network ops)
+# register the translations of the other modules
+from . import (import_attn, import_loss, import_math, import_net, import_nn,  # noqa: E402,F401
+               import_norm, import_resize, import_scatter, import_window)

@@ -1,0 +1,136 @@
+"""ONNX node -> graphjit nodes: windowed ops built on graphjit's 2-D convolution
+(ConvTranspose as Conv2DBackpropInput, LpPool as a convolution by ones); a 1-D window
+is a 2-D one of height 1. 3-D windows are refused (graphjit has 2-D windows only)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .import_math import _static
+from .import_ops import NodeCx, op
+
+__all__: list = []    # the translations register themselves in import_ops.OPS
+
+
+def _spatial(cx: NodeCx, x, what="input"):
+    shape = _static(cx, x, what)
+    k = len(shape) - 2
+    if k not in (1, 2):
+        raise cx.refuse(f"{cx.node.op_type} over {k} spatial dims: graphjit has 2-D windows "
+                        f"only")
+    return shape, k
+
+
+def _per_dim(cx, name, k, default):
+    v = cx.attrs.ints(name, None)
+    v = tuple(default for _ in range(k)) if v is None else tuple(v)
+    if len(v) != k:
+        raise cx.where.damaged(f"{name} {list(v)} needs {k} entries")
+    return v
+
+
+def _as_2d(cx, x, k):
+    """(N, C, L) -> (N, C, 1, L) for a 1-D window."""
+    return x if k == 2 else cx.emit("ExpandDims", x, axis=2)
+
+
+@op("ConvTranspose")
+def _conv_transpose(cx):
+    x, w, b = cx.x(0), cx.x(1), cx.opt(2)
+    shape, k = _spatial(cx, x)
+    wshape = _static(cx, w, "weight")
+    group = cx.attrs.int("group", 1)
+    if len(wshape) != k + 2 or wshape[0] != shape[1] or group <= 0 or shape[1] % group:
+        raise cx.where.damaged(f"the weight {w.type} does not fit the input {x.type} with "
+                               f"group {group}")
+    kernel = _per_dim(cx, "kernel_shape", k, None) if cx.attrs.has("kernel_shape") \
+        else tuple(wshape[2:])
+    strides = _per_dim(cx, "strides", k, 1)
+    dil = _per_dim(cx, "dilations", k, 1)
+    outpad = _per_dim(cx, "output_padding", k, 0)
+    auto = cx.attrs.string("auto_pad", "NOTSET")
+    out_shape = cx.attrs.ints("output_shape", None)
+    if out_shape is not None:
+        out_shape = tuple(out_shape[-k:])
+    ins = shape[2:]
+    span = [(kernel[i] - 1) * dil[i] + 1 for i in range(k)]
+    if auto in ("SAME_UPPER", "SAME_LOWER") and not cx.attrs.has("pads"):
+        want = out_shape or tuple(ins[i] * strides[i] for i in range(k))
+        total = [strides[i] * (ins[i] - 1) + outpad[i] + span[i] - want[i] for i in range(k)]
+        if auto == "SAME_UPPER":
+            begin, end = [t // 2 for t in total], [t - t // 2 for t in total]
+        else:
+            begin, end = [t - t // 2 for t in total], [t // 2 for t in total]
+        out = list(want)
+    else:
+        if auto not in ("NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER"):
+            raise cx.where.damaged(f"unknown auto_pad {auto!r}")
+        pads = _per_dim(cx, "pads", 2 * k, 0)
+        begin, end = list(pads[:k]), list(pads[k:])
+        out = list(out_shape) if out_shape is not None else [
+            strides[i] * (ins[i] - 1) + outpad[i] + span[i] - begin[i] - end[i]
+            for i in range(k)]
+    if any(p < 0 for p in begin + end) or any(o <= 0 for o in out):
+        raise cx.refuse(f"ConvTranspose with pads {begin + end} and output {out} is not "
+                        f"supported")
+    if k == 1:
+        kernel, strides, dil = (1,) + kernel, (1,) + strides, (1,) + dil
+        begin, end, out = [0] + begin, [0] + end, [1] + out
+    c_out = wshape[1] * group
+    like = cx.emit("Fill", shape=(shape[0], c_out) + tuple(out), dtype=x.dtype, value=0)
+    pad = (begin[0], end[0], begin[1], end[1])
+    y = cx.emit("Conv2DBackpropInput", _as_2d(cx, x, k), _as_2d(cx, w, k), like,
+                out_channel=shape[1], kernel_size=tuple(kernel),
+                pad_mode="pad" if any(pad) else "valid", pad=pad, stride=tuple(strides),
+                dilation=tuple(dil), group=group)
+    if k == 1:
+        y = cx.emit("Squeeze", y, axis=2)
+    if b is not None:
+        y = cx.emit("Add", y, cx.emit("Reshape", b, shape=(-1,) + (1,) * k))
+    return [y]
+
+
+@op("LpPool")
+def _lp_pool(cx):
+    """(sum over each window of |x|^p)^(1/p): the window sums a convolution of each
+    channel by ones (padding adds zeros)."""
+    x = cx.x(0)
+    shape, k = _spatial(cx, x)
+    if not x.dtype.is_floating:
+        raise cx.where.damaged(f"LpPool takes floats, got {x.type}")
+    kernel = _per_dim(cx, "kernel_shape", k, None)
+    strides = _per_dim(cx, "strides", k, 1)
+    dil = _per_dim(cx, "dilations", k, 1)
+    if cx.attrs.int("ceil_mode", 0):
+        raise cx.refuse("LpPool with ceil_mode=1 is not supported")
+    p = cx.attrs.int("p", 2) if cx.opset >= 11 else int(cx.attrs.float("p", 2.0))
+    auto = cx.attrs.string("auto_pad", "NOTSET")
+    ins = shape[2:]
+    if auto in ("SAME_UPPER", "SAME_LOWER"):
+        begin, end = [], []
+        for i in range(k):
+            o = -(-ins[i] // strides[i])
+            total = max((o - 1) * strides[i] + (kernel[i] - 1) * dil[i] + 1 - ins[i], 0)
+            small, big = total // 2, total - total // 2
+            begin.append(small if auto == "SAME_UPPER" else big)
+            end.append(big if auto == "SAME_UPPER" else small)
+    elif auto in ("NOTSET", "VALID"):
+        pads = _per_dim(cx, "pads", 2 * k, 0) if auto == "NOTSET" else (0,) * (2 * k)
+        begin, end = list(pads[:k]), list(pads[k:])
+    else:
+        raise cx.where.damaged(f"unknown auto_pad {auto!r}")
+    if k == 1:
+        kernel, strides, dil = (1,) + kernel, (1,) + strides, (1,) + dil
+        begin, end = [0] + begin, [0] + end
+    n, c = shape[:2]
+    a = cx.emit("Abs", x)
+    powered = cx.emit("Mul", a, a) if p == 2 else cx.emit("Pow", a, cx.scalar(p, a))
+    flat = cx.emit("Reshape", powered, shape=(n * c, 1) + ((1,) if k == 1 else ()) + tuple(ins))
+    pad = (begin[0], end[0], begin[1], end[1])
+    ones = cx.array(np.ones((1, 1) + tuple(kernel), x.dtype.np))
+    s = cx.emit("Conv2D", flat, ones, out_channel=1, kernel_size=tuple(kernel),
+                pad_mode="pad" if any(pad) else "valid", pad=pad, stride=tuple(strides),
+                dilation=tuple(dil), group=1)
+    oshape = _static(cx, s)[2:]
+    s = cx.emit("Reshape", s, shape=(n, c) + (oshape if k == 2 else oshape[1:]))
+    root = cx.emit("Sqrt", s) if p == 2 else cx.emit("Pow", s, cx.scalar(1.0 / p, s))
+    return [root]
