@@ -361,6 +361,15 @@ class Attrs:
         a = self._get(name, AttributeProto.FLOATS, default)
         return default if a is None else tuple(float(f) for f in a.floats)
 
+    def strings(self, name: str, default: Any = _REQUIRED) -> Any:
+        a = self._get(name, AttributeProto.STRINGS, default)
+        if a is None:
+            return default
+        try:
+            return tuple(s.decode("utf-8") for s in a.strings)
+        except UnicodeDecodeError:
+            raise self.where.damaged(f"attribute '{name}' is not UTF-8 text") from None
+
     def tensor(self, name: str, default: Any = _REQUIRED) -> Any:
         a = self._get(name, AttributeProto.TENSOR, default)
         if a is None:

@@ -46,7 +46,7 @@ einsum nonzero attention rotaryembedding rmsnormalization swiglu negativeloglike
 softmax_cross_entropy_loss resize upsample depthtospace spacetodepth gathernd scatternd
 scatterelements scatter reversesequence center_crop_pad tensorscatter unique
 instance_normalization groupnormalization lpnormalization meanvariancenormalization lrn lppool
-convtranspose
+convtranspose rnn gru lstm
 """.split()
 
 # reason -> (regexes of case names, the error graphjit gives them): what graphjit lacks.
