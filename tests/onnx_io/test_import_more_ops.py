@@ -1,0 +1,233 @@
+"""The ONNX ops imported by import_math, import_attn, import_loss, import_resize,
+import_scatter, import_norm, import_window and import_rnn, on cases ONNX's own node
+tests do not reach (activations, clip, directions, reductions with duplicates,
+1-D windows...), against ONNX Runtime; and their refusals."""
+import numpy as np
+import pytest
+
+from optional import require
+onnx = require("onnx", "onnx")
+ort = require("onnxruntime", "onnx")
+
+from onnx import helper as h, numpy_helper  # noqa: E402
+
+from onnx.reference import ReferenceEvaluator  # noqa: E402
+
+from graphjit.onnx import import_model  # noqa: E402
+from graphjit.onnx.importer import OnnxImportError  # noqa: E402
+
+RNG = np.random.default_rng(7)
+
+
+def _model(node, feeds, consts=None, opset=21):
+    consts = consts or {}
+    inputs = [h.make_tensor_value_info(k, onnx.helper.np_dtype_to_tensor_dtype(v.dtype),
+                                       v.shape) for k, v in feeds.items()]
+    outputs = [onnx.ValueInfoProto(name=o) for o in node.output if o]
+    inits = [numpy_helper.from_array(np.asarray(v), k) for k, v in consts.items()]
+    g = h.make_graph([node], "main", inputs, outputs, initializer=inits)
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", opset)])
+    m.ir_version = 10
+    return onnx.shape_inference.infer_shapes(m)   # the outputs' types, which ORT needs
+
+
+def check(node, feeds, consts=None, opset=21, rtol=1e-5, atol=1e-6, want=None,
+          reference=False):
+    """graphjit's import against ONNX Runtime (or ONNX's reference evaluator, or the
+    outputs `want`), where ONNX Runtime lacks the case."""
+    m = _model(node, feeds, consts, opset)
+    if want is None and reference:
+        want = ReferenceEvaluator(m).run(None, feeds)
+    elif want is None:
+        s = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
+        want = s.run(None, feeds)
+    got = import_model(m).run_arrays(list(feeds.values()))
+    assert len(got) == len(want)
+    for k, (g, w) in enumerate(zip(got, want)):
+        assert g.dtype == w.dtype, k
+        assert g.shape == w.shape, (k, g.shape, w.shape)
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, err_msg=f"output {k}")
+
+
+def f32(*shape):
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+# -- recurrent layers -----------------------------------------------------------------------------
+@pytest.mark.parametrize("direction", ["forward", "reverse", "bidirectional"])
+@pytest.mark.parametrize("layout", [0, 1])
+def test_lstm_directions_layouts_peepholes_and_clip(direction, layout):
+    d, t, b, i, hs = (2 if direction == "bidirectional" else 1), 4, 3, 5, 6
+    x = f32(t, b, i)
+    consts = {"W": f32(d, 4 * hs, i), "R": f32(d, 4 * hs, hs), "B": f32(d, 8 * hs),
+              "P": f32(d, 3 * hs)}
+
+    def node(layout):
+        return h.make_node("LSTM", ["X", "W", "R", "B", "", "", "", "P"], ["Y", "Yh", "Yc"],
+                           hidden_size=hs, direction=direction, layout=layout, clip=1.5)
+    if not layout:
+        check(node(0), {"X": x}, consts)
+        return
+    # ONNX Runtime has no batch-major layout: its time-major answer, transposed
+    s = ort.InferenceSession(_model(node(0), {"X": x}, consts).SerializeToString(),
+                             providers=["CPUExecutionProvider"])
+    y, yh, yc = s.run(None, {"X": x})
+    check(node(1), {"X": x.transpose(1, 0, 2).copy()}, consts,
+          want=[y.transpose(2, 0, 1, 3), yh.transpose(1, 0, 2), yc.transpose(1, 0, 2)])
+
+
+def test_lstm_activations_initial_states_and_input_forget():
+    t, b, i, hs = 3, 2, 4, 5
+    feeds = {"X": f32(t, b, i), "h0": f32(1, b, hs), "c0": f32(1, b, hs)}
+    consts = {"W": f32(1, 4 * hs, i), "R": f32(1, 4 * hs, hs)}
+    node = h.make_node("LSTM", ["X", "W", "R", "", "", "h0", "c0"], ["Y", "Yh", "Yc"],
+                       hidden_size=hs, input_forget=1,
+                       activations=["HardSigmoid", "LeakyRelu", "Tanh"],
+                       activation_alpha=[0.3, 0.05], activation_beta=[0.4])
+    check(node, feeds, consts)
+
+
+@pytest.mark.parametrize("lbr", [0, 1])
+def test_gru_bidirectional_with_bias_and_initial_state(lbr):
+    t, b, i, hs = 4, 2, 3, 5
+    feeds = {"X": f32(t, b, i), "h0": f32(2, b, hs)}
+    consts = {"W": f32(2, 3 * hs, i), "R": f32(2, 3 * hs, hs), "B": f32(2, 6 * hs)}
+    node = h.make_node("GRU", ["X", "W", "R", "B", "", "h0"], ["Y", "Yh"], hidden_size=hs,
+                       direction="bidirectional", linear_before_reset=lbr)
+    check(node, feeds, consts)
+
+
+def test_rnn_reverse_with_relu_and_constant_full_sequence_lens():
+    t, b, i, hs = 5, 3, 2, 4
+    feeds = {"X": f32(t, b, i)}
+    consts = {"W": f32(1, hs, i), "R": f32(1, hs, hs) * 0.3, "B": f32(1, 2 * hs),
+              "L": np.full(b, t, np.int32)}
+    node = h.make_node("RNN", ["X", "W", "R", "B", "L"], ["Y", "Yh"], hidden_size=hs,
+                       direction="reverse", activations=["Relu"])
+    check(node, feeds, consts)
+
+
+def test_rnn_with_a_padded_batch_is_refused():
+    consts = {"W": f32(1, 4, 2), "R": f32(1, 4, 4), "L": np.array([3, 1], np.int32)}
+    node = h.make_node("RNN", ["X", "W", "R", "", "L"], ["Y"], hidden_size=4)
+    with pytest.raises(OnnxImportError, match="sequence_lens shorter than the sequence"):
+        import_model(_model(node, {"X": f32(3, 2, 2)}, consts))
+
+
+# -- scatters and gathers ----------------------------------------------------------------------
+@pytest.mark.parametrize("reduction", ["none", "add", "mul", "max", "min"])
+def test_scatter_nd_reductions(reduction):
+    data = f32(6, 3)
+    idx = np.array([[4], [0], [2]], np.int64)
+    check(h.make_node("ScatterND", ["d", "i", "u"], ["y"], reduction=reduction),
+          {"d": data, "i": idx, "u": f32(3, 3)})
+
+
+def test_scatter_nd_none_lets_the_last_write_win():
+    m = _model(h.make_node("ScatterND", ["d", "i", "u"], ["y"]),
+               {"d": np.zeros(4, np.float32), "i": np.array([[1], [1], [3], [1]]),
+                "u": np.array([1, 2, 3, 4], np.float32)})
+    got = import_model(m).run_arrays([np.zeros(4, np.float32), np.array([[1], [1], [3], [1]]),
+                                      np.array([1, 2, 3, 4], np.float32)])[0]
+    np.testing.assert_array_equal(got, [0, 4, 0, 3])
+
+
+@pytest.mark.parametrize("reduction", ["none", "add", "max", "min", "mul"])
+def test_scatter_elements_negative_indices_and_axis_1(reduction):
+    data = np.arange(12, dtype=np.int32).reshape(3, 4)
+    idx = np.array([[-1, 0], [2, -4], [1, 3]], np.int64)
+    check(h.make_node("ScatterElements", ["d", "i", "u"], ["y"], axis=1, reduction=reduction),
+          {"d": data, "i": idx, "u": np.array([[5, -6], [7, 8], [-9, 10]], np.int32)})
+
+
+def test_gather_nd_with_batch_dims_and_negative_indices():
+    check(h.make_node("GatherND", ["d", "i"], ["y"], batch_dims=1),
+          {"d": f32(2, 3, 4, 5), "i": np.array([[[0, -1], [2, 1]], [[-3, 0], [1, 3]]])})
+
+
+def test_reverse_sequence_batch_major():
+    check(h.make_node("ReverseSequence", ["x", "l"], ["y"], batch_axis=0, time_axis=1),
+          {"x": f32(3, 5, 2), "l": np.array([5, 1, 3], np.int64)})
+
+
+# -- math -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("eq", ["ij,jk->ik", "bij,bjk->bik", "ii->i", "ii", "...ij,...jk",
+                                "i,j->ij", "ijk->", "ij,ij->i"])
+def test_einsum_equations(eq):
+    shapes = {"ij,jk->ik": [(3, 4), (4, 2)], "bij,bjk->bik": [(2, 3, 4), (2, 4, 5)],
+              "ii->i": [(4, 4)], "ii": [(3, 3)], "...ij,...jk": [(2, 3, 4), (4, 5)],
+              "i,j->ij": [(3,), (4,)], "ijk->": [(2, 3, 4)], "ij,ij->i": [(3, 4), (3, 4)]}
+    feeds = {f"x{k}": f32(*s) for k, s in enumerate(shapes[eq])}
+    want = [np.einsum(eq, *feeds.values())]
+    check(h.make_node("Einsum", list(feeds), ["y"], equation=eq), feeds, rtol=1e-4, want=want)
+
+
+def test_einsum_of_integers_keeps_the_dtype():
+    feeds = {"a": np.arange(6, dtype=np.int32).reshape(2, 3),
+             "b": np.arange(12, dtype=np.int32).reshape(3, 4)}
+    check(h.make_node("Einsum", ["a", "b"], ["y"], equation="ij,jk->ik"), feeds)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.bool_])
+def test_nonzero(dtype):
+    x = (RNG.integers(0, 3, (3, 4)) > 1).astype(dtype)
+    check(h.make_node("NonZero", ["x"], ["y"]), {"x": x})
+
+
+def test_hardmax_takes_the_first_maximum():
+    x = np.array([[1, 3, 3, 0], [2, 2, 2, 2]], np.float32)
+    check(h.make_node("Hardmax", ["x"], ["y"], axis=1), {"x": x})
+
+
+# -- resize ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("mode,ctm", [("linear", "align_corners"), ("cubic", "half_pixel"),
+                                      ("nearest", "asymmetric"), ("linear", "pytorch_half_pixel")])
+def test_resize_modes_on_one_axis_of_a_3d_tensor(mode, ctm):
+    node = h.make_node("Resize", ["x", "", "", "s"], ["y"], mode=mode,
+                       coordinate_transformation_mode=ctm, axes=[2])
+    check(node, {"x": f32(2, 3, 5)}, {"s": np.array([8], np.int64)}, opset=19, rtol=1e-4,
+          reference=True)
+
+
+def test_resize_of_uint8_rounds_and_clips():
+    x = RNG.integers(0, 256, (1, 1, 3, 3)).astype(np.uint8)
+    node = h.make_node("Resize", ["x", "", "sc"], ["y"], mode="cubic")
+    check(node, {"x": x}, {"sc": np.array([1, 1, 2, 2], np.float32)}, opset=19, atol=1,
+          reference=True)
+
+
+# -- windows and normalizations -----------------------------------------------------------------
+def test_conv_transpose_1d_with_groups_strides_and_bias():
+    node = h.make_node("ConvTranspose", ["x", "w", "b"], ["y"], group=2, strides=[2],
+                       pads=[1, 0], output_padding=[1])
+    check(node, {"x": f32(2, 4, 5)}, {"w": f32(4, 3, 3), "b": f32(6)}, rtol=1e-4)
+
+
+def test_lp_pool_p1_with_dilations_and_pads():
+    node = h.make_node("LpPool", ["x"], ["y"], kernel_shape=[2, 2], p=1, dilations=[2, 1],
+                       pads=[1, 1, 0, 1], strides=[1, 2])
+    check(node, {"x": f32(1, 2, 5, 6)}, rtol=1e-4)
+
+
+def test_group_normalization_of_opset_18_scales_per_group():
+    node = h.make_node("GroupNormalization", ["x", "s", "b"], ["y"], num_groups=2)
+    check(node, {"x": f32(2, 4, 3)}, {"s": f32(2), "b": f32(2)}, opset=18, rtol=1e-4)
+
+
+def test_lrn_over_an_even_window():
+    node = h.make_node("LRN", ["x"], ["y"], size=4, alpha=0.01, beta=0.6, bias=1.5)
+    # the reference sums channels only below the batch size: a batch of 6 for 6 channels
+    check(node, {"x": f32(6, 6, 3, 3)}, rtol=1e-4, reference=True)
+
+
+# -- refusals -------------------------------------------------------------------------------------
+def test_three_d_windows_are_refused_by_name():
+    node = h.make_node("LpPool", ["x"], ["y"], kernel_shape=[2, 2, 2])
+    with pytest.raises(OnnxImportError, match="LpPool over 3 spatial dims"):
+        import_model(_model(node, {"x": f32(1, 1, 3, 3, 3)}))
+
+
+def test_unique_along_an_axis_is_refused_by_name():
+    node = h.make_node("Unique", ["x"], ["y"], axis=0)
+    with pytest.raises(OnnxImportError, match="Unique along an axis"):
+        import_model(_model(node, {"x": f32(3, 2)}))
