@@ -231,3 +231,40 @@ def test_unique_along_an_axis_is_refused_by_name():
     node = h.make_node("Unique", ["x"], ["y"], axis=0)
     with pytest.raises(OnnxImportError, match="Unique along an axis"):
         import_model(_model(node, {"x": f32(3, 2)}))
+
+
+# -- quantization and integer products ----------------------------------------------------------
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8])
+def test_quantize_per_axis_with_zero_points_rounds_halves_to_even(dtype):
+    x = np.array([[0.5, 1.5, 2.5, -300.0], [7.0, -1.5, 1000.0, 3.25]], np.float32)
+    zp = np.array([3, 0], dtype)
+    node = h.make_node("QuantizeLinear", ["x", "s", "z"], ["y"], axis=0)
+    check(node, {"x": x}, {"s": np.array([1.0, 0.5], np.float32), "z": zp})
+
+
+def test_dequantize_blocked_with_zero_points():
+    x = RNG.integers(-128, 128, (2, 6)).astype(np.int8)
+    node = h.make_node("DequantizeLinear", ["x", "s", "z"], ["y"], axis=1, block_size=4)
+    check(node, {"x": x}, {"s": np.array([[0.5, 2.0], [0.25, 1.0]], np.float32),
+                           "z": np.array([[1, -2], [0, 3]], np.int8)}, reference=True)
+
+
+def test_matmul_integer_with_per_row_and_per_column_zero_points():
+    a = RNG.integers(0, 256, (3, 4)).astype(np.uint8)
+    b = RNG.integers(0, 256, (4, 2)).astype(np.uint8)
+    za, zb = np.array([1, 2, 3], np.uint8), np.array([4, 5], np.uint8)
+    want = (a.astype(np.int32) - za[:, None]) @ (b.astype(np.int32) - zb)   # ORT: scalar za only
+    node = h.make_node("MatMulInteger", ["a", "b", "za", "zb"], ["y"])
+    check(node, {"a": a, "b": b}, {"za": za, "zb": zb}, want=[want])
+
+
+@pytest.mark.parametrize("n", [1, 3, 4, 5])
+def test_det_of_batched_matrices(n):
+    x = f32(2, 3, n, n)
+    check(h.make_node("Det", ["x"], ["y"]), {"x": x}, want=[np.linalg.det(x)], rtol=1e-4,
+          atol=1e-5)
+
+
+def test_det_of_large_matrices_is_refused():
+    with pytest.raises(OnnxImportError, match="Det of 6x6 matrices is not supported"):
+        import_model(_model(h.make_node("Det", ["x"], ["y"]), {"x": f32(6, 6)}))
