@@ -242,3 +242,65 @@ def _swiglu(cx):
     alpha = cx.attrs.float("alpha", 1.0)
     g = cx.emit("Sigmoid", cx.emit("Mul", a, cx.scalar(alpha, a)))
     return [cx.emit("Mul", cx.emit("Mul", a, g), b)]
+
+
+@op("LinearAttention")
+def _linear_attention(cx):
+    """The recurrent form of ONNX's LinearAttention, unrolled over the (static)
+    sequence in float32: per step the state (B, Hkv, dk, dv) decays by exp(decay)
+    (gated rules), the value is corrected by what the state retrieves for the key,
+    times beta (delta rules), the key-value outer product is added, and the query reads
+    the state (repeated over grouped query heads)."""
+    q, k, v = cx.x(0), cx.x(1), cx.x(2)
+    past, decay, beta = cx.opt(3), cx.opt(4), cx.opt(5)
+    a = cx.attrs
+    rule = a.string("update_rule", "gated_delta")
+    if rule not in ("linear", "gated", "delta", "gated_delta"):
+        raise cx.where.damaged(f"unknown update_rule {rule!r}")
+    gating, delta = rule in ("gated", "gated_delta"), rule in ("delta", "gated_delta")
+    if gating != (decay is not None) or delta != (beta is not None):
+        raise cx.where.damaged(f"update_rule '{rule}' needs decay {'given' if gating else 'absent'}"
+                               f" and beta {'given' if delta else 'absent'}")
+    hq, hkv = a.int("q_num_heads"), a.int("kv_num_heads")
+    if hq <= 0 or hkv <= 0 or hq % hkv:
+        raise cx.where.damaged(f"q_num_heads {hq} must be a positive multiple of "
+                               f"kv_num_heads {hkv}")
+    f32 = D.float32
+    b, t, _ = _static(cx, q, "query")
+    q4, k4, v4 = (cx.keep(_heads(cx, x, n), f32) for x, n in ((q, hq), (k, hkv), (v, hkv)))
+    dk, dv = _static(cx, q4)[3], _static(cx, v4)[3]
+    if decay is not None:
+        last = _static(cx, decay, "decay")[-1]
+        if last == hkv:
+            decay = cx.emit("Transpose", cx.emit("Reshape", decay, shape=(b, t, hkv, 1)),
+                            perm=(0, 2, 1, 3))
+        elif last == hkv * dk:
+            decay = _heads(cx, decay, hkv)
+        else:
+            raise cx.where.damaged(f"decay's last dim {last} must be {hkv} or {hkv * dk}")
+        decay = cx.emit("Exp", cx.keep(decay, f32))
+    if beta is not None:
+        last = _static(cx, beta, "beta")[-1]
+        if last not in (hkv, 1):
+            raise cx.where.damaged(f"beta's last dim {last} must be {hkv} or 1")
+        beta = cx.keep(cx.emit("Transpose", cx.emit("Reshape", beta, shape=(b, t, last, 1)),
+                               perm=(0, 2, 1, 3)), f32)
+    state = cx.emit("Fill", shape=(b, hkv, dk, dv), dtype=f32, value=0) if past is None \
+        else cx.keep(past, f32)
+    scale = a.float("scale", 0.0) or 1.0 / np.sqrt(dk)
+    step = lambda x, i: cx.emit("Index", x, index=(_ALL, _ALL, ("slice", i, i + 1, None)))  # noqa
+    outs = []
+    for i in range(t):
+        kt, vt = step(k4, i), step(v4, i)                 # (B, H, 1, d)
+        if decay is not None:
+            state = cx.emit("Mul", state, cx.emit("Transpose", step(decay, i),
+                                                  perm=(0, 1, 3, 2)))
+        if delta:
+            got = cx.emit("MatMul", kt, state)
+            vt = cx.emit("Mul", step(beta, i), cx.emit("Sub", vt, got))
+        state = cx.emit("Add", state, cx.emit("MatMul", kt, vt, transpose_a=True))
+        read = state if hq == hkv else _repeat_heads(cx, state, hq // hkv)
+        outs.append(cx.emit("MatMul", step(q4, i), read))
+    y = cx.emit("Mul", cx.emit("Concat", *outs, axis=2), cx.scalar(scale, outs[0]))
+    y = cx.emit("Reshape", cx.emit("Transpose", y, perm=(0, 2, 1, 3)), shape=(b, t, hq * dv))
+    return [cx.keep(y, q.dtype), cx.keep(state, q.dtype if past is None else past.dtype)]

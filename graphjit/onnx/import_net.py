@@ -8,14 +8,22 @@ from .import_ops import op
 __all__: list = []    # the translations register themselves in import_ops.OPS
 
 # -- network ops ----------------------------------------------------------------------------------
-def _window_attrs(cx, x, kernel):
-    """graphjit's (kernel, strides, dilation, pad_mode, pad) of an ONNX Conv or pool."""
-    if len(kernel) != 2:
+def _window_attrs(cx, x, kernel, one_d=False):
+    """graphjit's (kernel, strides, dilation, pad_mode, pad) of an ONNX Conv or pool
+    (one_d: a 1-D window, x already given a height of 1, as one of height 1)."""
+    if one_d:
+        kernel = (1,) + tuple(kernel)
+        strides = (1,) + cx.attrs.ints("strides", (1,))
+        dil = (1,) + cx.attrs.ints("dilations", (1,))
+        p = cx.attrs.ints("pads", (0, 0))
+        pads = (0, p[0], 0, p[1]) if len(p) == 2 else p
+    elif len(kernel) != 2:
         raise cx.refuse(f"{cx.node.op_type} over {len(kernel)} spatial dims: graphjit has "
-                        f"2-D windows only")
-    strides = cx.attrs.ints("strides", (1, 1))
-    dil = cx.attrs.ints("dilations", (1, 1))
-    pads = cx.attrs.ints("pads", (0, 0, 0, 0))
+                        f"{'1-D and ' if cx.node.op_type == 'Conv' else ''}2-D windows only")
+    else:
+        strides = cx.attrs.ints("strides", (1, 1))
+        dil = cx.attrs.ints("dilations", (1, 1))
+        pads = cx.attrs.ints("pads", (0, 0, 0, 0))
     if len(strides) != 2 or len(dil) != 2 or len(pads) != 4:
         raise cx.where.damaged("strides and dilations need 2 entries and pads 4")
     auto = cx.attrs.string("auto_pad", "NOTSET")
@@ -44,12 +52,17 @@ def _conv(cx):
     if w.shape is None or w.shape[0] is None:
         raise cx.refuse("Conv needs the weight's output channels known while building")
     kernel = cx.attrs.ints("kernel_shape", tuple(w.shape[2:]))
-    k, s, d, mode, pad = _window_attrs(cx, x, kernel)
+    one_d = len(kernel) == 1
+    if one_d:      # a 1-D window is a 2-D one of height 1
+        x, w = cx.emit("ExpandDims", x, axis=2), cx.emit("ExpandDims", w, axis=2)
+    k, s, d, mode, pad = _window_attrs(cx, x, kernel, one_d)
     y = cx.emit("Conv2D", x, w, out_channel=int(w.shape[0]), kernel_size=tuple(k),
                 pad_mode=mode, pad=tuple(pad), stride=tuple(s), dilation=tuple(d),
                 group=cx.attrs.int("group", 1))
+    if one_d:
+        y = cx.emit("Squeeze", y, axis=2)
     if b is not None:
-        y = cx.emit("Add", y, cx.emit("Reshape", b, shape=(1, -1, 1, 1)))
+        y = cx.emit("Add", y, cx.emit("Reshape", b, shape=(1, -1) + (1,) * (len(kernel))))
     return [y]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..ir import dtypes as D
 from .import_math import _static
 from .import_ops import NodeCx, op
 
@@ -134,3 +135,37 @@ def _lp_pool(cx):
     s = cx.emit("Reshape", s, shape=(n, c) + (oshape if k == 2 else oshape[1:]))
     root = cx.emit("Sqrt", s) if p == 2 else cx.emit("Pow", s, cx.scalar(1.0 / p, s))
     return [root]
+
+
+@op("CausalConvWithState")
+def _causal_conv(cx):
+    """A depthwise 1-D convolution over past_state (zeros when absent) then the input,
+    silu/swish after it if asked; present_state is the last k - 1 steps it read."""
+    x, w, b, past = cx.x(0), cx.x(1), cx.opt(2), cx.opt(3)
+    batch, c, _ = _static(cx, x)
+    wshape = _static(cx, w, "weight")
+    if len(wshape) != 3 or wshape[:2] != (c, 1):
+        raise cx.where.damaged(f"the weight must be ({c}, 1, k), got {w.type}")
+    act = cx.attrs.string("activation", "none")
+    if act not in ("none", "silu", "swish"):
+        raise cx.where.damaged(f"unknown activation {act!r}")
+    k = wshape[2]
+    if k > 1:
+        pad = past if past is not None else cx.emit("Fill", shape=(batch, c, k - 1),
+                                                    dtype=x.dtype, value=0)
+        padded = cx.emit("Concat", pad, x, axis=2)
+    else:
+        padded = x
+    y = cx.emit("Conv2D", cx.emit("ExpandDims", padded, axis=2), cx.emit("ExpandDims", w, axis=2),
+                out_channel=c, kernel_size=(1, k), pad_mode="valid", pad=(0, 0, 0, 0),
+                stride=(1, 1), dilation=(1, 1), group=c)
+    y = cx.emit("Squeeze", y, axis=2)
+    if b is not None:
+        y = cx.emit("Add", y, cx.emit("Reshape", b, shape=(-1, 1)))
+    if act != "none":
+        f = cx.keep(y, x.dtype if x.dtype.np.itemsize >= 4 else D.float32)
+        y = cx.keep(cx.emit("Mul", f, cx.emit("Sigmoid", f)), x.dtype)
+    n = _static(cx, padded)[2]
+    present = cx.emit("Index", padded, index=(("slice", None, None, None),) * 2 +
+                      (("slice", n - (k - 1), None, None),))
+    return [y, present]

@@ -284,6 +284,10 @@ class Translator:
             if b is None:
                 raise where.damaged(f"reads '{name}', which no enclosing graph defines")
             if isinstance(b, Value):
+                from .import_ops import evaluate
+                c = evaluate(b)     # a Constant node's value, or one folded from constants
+                b = b if c is None else c       # and static shapes: not passed in
+            if isinstance(b, Value):
                 names[name] = g.add_param(b.type, name)
                 passed.append(b)
             else:

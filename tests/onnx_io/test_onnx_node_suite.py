@@ -47,7 +47,8 @@ softmax_cross_entropy_loss resize upsample depthtospace spacetodepth gathernd sc
 scatterelements scatter reversesequence center_crop_pad tensorscatter unique
 instance_normalization groupnormalization lpnormalization meanvariancenormalization lrn lppool
 convtranspose rnn gru lstm hannwindow hammingwindow blackmanwindow quantizelinear
-dequantizelinear dynamicquantizelinear matmulinteger convinteger det
+dequantizelinear dynamicquantizelinear matmulinteger convinteger det causal_conv_with_state
+linear_attention
 """.split()
 
 # reason -> (regexes of case names, the error graphjit gives them): what graphjit lacks.
