@@ -304,3 +304,36 @@ def _linear_attention(cx):
     y = cx.emit("Mul", cx.emit("Concat", *outs, axis=2), cx.scalar(scale, outs[0]))
     y = cx.emit("Reshape", cx.emit("Transpose", y, perm=(0, 2, 1, 3)), shape=(b, t, hq * dv))
     return [cx.keep(y, q.dtype), cx.keep(state, q.dtype if past is None else past.dtype)]
+
+
+@op("ai.onnx.preview.FlexAttention")
+def _flex_attention(cx):
+    """Attention whose scores and probabilities pass through the node's score_mod and
+    prob_mod graphs (inlined), computed in float32 for 16-bit inputs (or
+    softmax_precision), heads repeated for grouped queries."""
+    q, k, v = cx.x(0), cx.x(1), cx.x(2)
+    for t in (q, k, v):
+        if _rank(cx, t) != 4 or not t.dtype.is_floating:
+            raise cx.where.damaged(f"Q, K and V must be 4-D floats, got {t.type}")
+    hq, e = _static(cx, q)[1], _static(cx, q)[3]
+    hkv = _static(cx, k)[1]
+    if hq != hkv:
+        if hq % hkv:
+            raise cx.where.damaged(f"{hq} query heads for {hkv} key/value heads")
+        k, v = _repeat_heads(cx, k, hq // hkv), _repeat_heads(cx, v, hq // hkv)
+    scale = cx.attrs.float("scale", None)
+    scale = 1.0 / np.sqrt(e) if scale is None else scale
+    s = cx.scalar(np.sqrt(np.float32(scale)), q)
+    scores = cx.emit("MatMul", cx.emit("Mul", q, s),
+                     cx.emit("Transpose", cx.emit("Mul", k, s), perm=(0, 1, 3, 2)))
+    if cx.attrs.has("softmax_precision"):
+        work = cx.dtype_attr("softmax_precision")
+    else:
+        work = D.float32 if q.dtype.np.itemsize < 4 else q.dtype
+    scores = cx.keep(scores, work)
+    if cx.attrs.has("score_mod"):
+        scores = cx.keep(cx.inline("score_mod", [scores])[0], work)
+    probs = cx.emit("Softmax", scores, axis=-1)
+    if cx.attrs.has("prob_mod"):
+        probs = cx.keep(cx.inline("prob_mod", [probs])[0], work)
+    return [cx.keep(cx.emit("MatMul", probs, cx.keep(v, work)), v.dtype)]

@@ -13,7 +13,8 @@ from ..ir.errors import GraphJitError
 from ..ir.graph import Value
 from ..ir.registry import get_op
 from ..ir.types import num_elements
-from .import_read import MAX_ELEMENTS, Attrs, NeedsConstantError, elem_dtype
+from .import_read import (DEFAULT_DOMAINS, MAX_ELEMENTS, Attrs, NeedsConstantError,
+                          elem_dtype, tensor_array)
 
 __all__ = ["NodeCx", "translate", "OPS", "op"]
 
@@ -31,7 +32,10 @@ def op(*names):
 
 def translate(cx: "NodeCx") -> list:
     from .import_control import CONTROL
-    fn = CONTROL.get(cx.node.op_type) or OPS[cx.node.op_type]
+    n = cx.node
+    if n.domain not in DEFAULT_DOMAINS:     # an op of another domain: OPS["domain.Op"]
+        return list(OPS[f"{n.domain}.{n.op_type}"](cx))
+    fn = CONTROL.get(n.op_type) or OPS[n.op_type]
     return list(fn(cx))
 
 
@@ -108,6 +112,24 @@ class NodeCx:
 
     def refuse(self, msg: str, hint: str = "") -> GraphJitError:
         return self.where.cannot(msg, hint)
+
+    def inline(self, attr: str, inputs: List[Value]) -> List[Value]:
+        """The outputs of the graph attribute `attr` (a function body such as
+        FlexAttention's score_mod) translated into this graph with its inputs bound to
+        `inputs`; it may read the names visible here."""
+        from .importer import Scope
+        gp = self.attrs.graph(attr)
+        where = self.where / f"attribute '{attr}'"
+        if len(gp.input) != len(inputs):
+            raise where.damaged(f"the graph takes {len(gp.input)} inputs, given {len(inputs)}")
+        names = dict(self.scope.names)
+        for vi, v in zip(gp.input, inputs):
+            names[vi.name] = v
+        for t in gp.initializer:
+            names[t.name] = tensor_array(t, where / f"initializer '{t.name}'", self.tr.base_dir)
+        scope = Scope(self.g, where, names)
+        self.tr.nodes(scope, gp, where)
+        return [scope.value(o.name, where / f"output '{o.name}'") for o in gp.output]
 
     def dtype_attr(self, name: str, default=None) -> D.DType:
         code = self.attrs.int(name, default)

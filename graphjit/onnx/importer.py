@@ -161,8 +161,8 @@ class Translator:
                 raise where.damaged("graphs are nested too deeply")
             for i, n in enumerate(g.node):
                 key = n.op_type if n.domain in DEFAULT_DOMAINS else f"{n.domain}.{n.op_type}"
-                if n.domain not in DEFAULT_DOMAINS or (n.op_type not in OPS and
-                                                       n.op_type not in CONTROL):
+                if key not in OPS and (n.domain not in DEFAULT_DOMAINS or
+                                       n.op_type not in CONTROL):
                     missing.setdefault(key, []).append(n.name or f"node {i}")
                 for a in n.attribute:
                     if a.type == onnx.AttributeProto.GRAPH:
