@@ -589,6 +589,6 @@ def check_elements(cx: NodeCx, shape) -> None:
 
 
 # register the translations of the other modules
-from . import (import_attn, import_loss, import_math, import_net, import_nn,  # noqa: E402,F401
+from . import (import_attn, import_dft, import_loss, import_math, import_net, import_nn,  # noqa: E402,F401
                import_norm, import_quant, import_resize, import_rnn, import_scatter,
                import_window)

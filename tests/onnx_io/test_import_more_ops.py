@@ -268,3 +268,41 @@ def test_det_of_batched_matrices(n):
 def test_det_of_large_matrices_is_refused():
     with pytest.raises(OnnxImportError, match="Det of 6x6 matrices is not supported"):
         import_model(_model(h.make_node("Det", ["x"], ["y"]), {"x": f32(6, 6)}))
+
+
+# -- DFT ------------------------------------------------------------------------------------------
+def _complex(x):
+    return x[..., 0] + 1j * x[..., 1]
+
+
+@pytest.mark.parametrize("n", [None, 5, 12])
+@pytest.mark.parametrize("onesided", [0, 1])
+def test_dft_of_a_complex_signal_cut_or_padded(n, onesided):
+    x = f32(2, 8, 3, 2)
+    consts = {"axis": np.array(1, np.int64)}
+    ins = ["x", "", "axis"]
+    if n is not None:
+        consts["n"] = np.array(n, np.int64)
+        ins[1] = "n"
+    y = np.fft.fft(_complex(x.astype(np.float64)), n=n, axis=1)
+    if onesided:
+        y = y[:, :(n or 8) // 2 + 1]
+    want = np.stack([y.real, y.imag], -1).astype(np.float32)
+    check(h.make_node("DFT", ins, ["y"], onesided=onesided), {"x": x}, consts, want=[want],
+          rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("n", [6, 7])
+def test_dft_inverse_one_sided_is_numpy_irfft(n):
+    x = f32(3, n // 2 + 1, 2)
+    want = np.fft.irfft(_complex(x.astype(np.float64)), n=n, axis=1)[..., None]
+    check(h.make_node("DFT", ["x", "n", "axis"], ["y"], inverse=1, onesided=1), {"x": x},
+          {"n": np.array(n, np.int64), "axis": np.array(1, np.int64)},
+          want=[want.astype(np.float32)], rtol=1e-4, atol=1e-5)
+
+
+def test_stft_with_a_window_against_onnx_runtime():
+    x = f32(2, 32, 1)
+    check(h.make_node("STFT", ["x", "step", "w"], ["y"]), {"x": x},
+          {"step": np.array(6, np.int64), "w": np.hanning(10).astype(np.float32)},
+          rtol=1e-4, atol=1e-4)

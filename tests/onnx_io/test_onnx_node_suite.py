@@ -48,7 +48,7 @@ scatterelements scatter reversesequence center_crop_pad tensorscatter unique
 instance_normalization groupnormalization lpnormalization meanvariancenormalization lrn lppool
 convtranspose rnn gru lstm hannwindow hammingwindow blackmanwindow quantizelinear
 dequantizelinear dynamicquantizelinear matmulinteger convinteger det causal_conv_with_state
-linear_attention flexattention
+linear_attention flexattention dft stft melweightmatrix
 """.split()
 
 # reason -> (regexes of case names, the error graphjit gives them): what graphjit lacks.
@@ -93,6 +93,14 @@ SKIPS = {
     "training mode (random Dropout, batch statistics of BatchNormalization) is not "
     "imported": ([r"test_training_dropout.*", r"test_batchnorm_.*_training_mode"],
                  r"training mode"),
+}
+
+# case regex -> (atol, reason): an expected output whose own rounding exceeds the default
+# atol (1e-7) where graphjit's answer is closer to the exact one
+TOLERANCES = {
+    r"test_dft_inverse(_opset19)?": (1e-6, "the expected imaginary parts of bins that are "
+                                     "exactly 0 hold numpy's complex64 FFT noise (1.9e-7, "
+                                     "outputs up to 50); graphjit's matrix DFT gives 5e-15"),
 }
 
 
@@ -188,6 +196,9 @@ def test_the_suite_is_loaded():
 @pytest.mark.parametrize("name", NAMES)
 def test_node(name):
     model, data_sets, rtol, atol = CASES[name]
+    for pattern, (wider, _) in TOLERANCES.items():
+        if re.fullmatch(pattern, name):
+            atol = wider
     skip = _skip_reason(name)
     if skip:
         reason, error = skip
