@@ -198,3 +198,63 @@ def _det(cx):
     y = cx.emit("ReduceSum", cx.emit("Mul", terms, cx.array(signs.astype(x.dtype.np))),
                 axis=-1, keep_dims=False)
     return [cx.keep(y, x.dtype)]
+
+
+def _requantize(cx, acc, ratio, zp, dtype, round_first=True):
+    """clip(rint(acc * ratio + zp)) in dtype, computed in float64 as numpy promotes the
+    int32 accumulator against the float scale ratio."""
+    y = cx.emit("Mul", cx.emit("Cast", acc, dtype=D.float64), cx.keep(ratio, D.float64))
+    if zp is not None:
+        y = cx.emit("Add", y, cx.emit("Cast", zp, dtype=D.float64))
+    lo, hi = _RANGES.get(dtype, (None, None))
+    if lo is None:
+        raise cx.refuse(f"requantization to {dtype} is not supported (int8, uint8, int16)")
+    if round_first:
+        y = cx.emit("Round", y)
+    y = cx.emit("Minimum", cx.emit("Maximum", y, cx.array(np.float64(lo))),
+                cx.array(np.float64(hi)))
+    if not round_first:
+        y = cx.emit("Round", y)
+    return cx.emit("Cast", y, dtype=dtype)
+
+
+@op("QLinearMatMul")
+def _qlinear_matmul(cx):
+    a, a_s, a_z, b, b_s, b_z, y_s, y_z = (cx.opt(i) for i in range(8))
+    if a is None or b is None or a_s is None or b_s is None or y_s is None:
+        raise cx.where.damaged("QLinearMatMul needs a, b and the three scales")
+    acc = cx.emit("MatMul", _shifted(cx, a, a_z), _shifted(cx, b, b_z))
+    ratio = cx.emit("RealDiv", cx.emit("Mul", a_s, b_s), y_s)
+    return [_requantize(cx, cx.keep(acc, D.int32), ratio, y_z,
+                        y_z.dtype if y_z is not None else a.dtype)]
+
+
+@op("QLinearConv")
+def _qlinear_conv(cx):
+    """ConvInteger's accumulator (plus the int32 bias) requantized: clipped, then
+    rounded, as the ONNX reference does."""
+    from .import_net import _window_attrs
+    x, x_s, x_z, w, w_s, w_z, y_s, y_z = (cx.opt(i) for i in range(8))
+    bias = cx.opt(8)
+    xi = _shifted(cx, x, x_z)
+    wi = cx.emit("Cast", w, dtype=D.int32)
+    ws = _static(cx, w, "weight")
+    if w_z is not None:
+        z = cx.emit("Cast", w_z, dtype=D.int32)
+        if w_z.shape is not None and len(w_z.shape) == 1 and w_z.shape[0] == ws[0]:
+            z = cx.emit("Reshape", z, shape=(-1,) + (1,) * (len(ws) - 1))
+        wi = cx.emit("Sub", wi, z)
+    kernel = cx.attrs.ints("kernel_shape", tuple(ws[2:]))
+    k, s, d, mode, pad = _window_attrs(cx, xi, kernel)
+    acc = cx.emit("Conv2D", cx.emit("Cast", xi, dtype=D.float64),
+                  cx.emit("Cast", wi, dtype=D.float64), out_channel=int(ws[0]),
+                  kernel_size=tuple(k), pad_mode=mode, pad=tuple(pad), stride=tuple(s),
+                  dilation=tuple(d), group=cx.attrs.int("group", 1))
+    acc = cx.emit("Cast", cx.emit("Round", acc), dtype=D.int32)
+    if bias is not None:
+        acc = cx.emit("Add", acc, cx.emit("Reshape", cx.keep(bias, D.int32), shape=(1, -1, 1, 1)))
+    if w_s.shape is not None and len(w_s.shape) == 1 and w_s.shape[0] > 1:
+        w_s = cx.emit("Reshape", w_s, shape=(1, -1, 1, 1))
+    ratio = cx.emit("RealDiv", cx.emit("Mul", x_s, w_s), y_s)
+    return [_requantize(cx, acc, ratio, y_z, y_z.dtype if y_z is not None else x.dtype,
+                        round_first=False)]

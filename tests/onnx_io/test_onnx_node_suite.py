@@ -48,7 +48,7 @@ scatterelements scatter reversesequence center_crop_pad tensorscatter unique
 instance_normalization groupnormalization lpnormalization meanvariancenormalization lrn lppool
 convtranspose rnn gru lstm hannwindow hammingwindow blackmanwindow quantizelinear
 dequantizelinear dynamicquantizelinear matmulinteger convinteger det causal_conv_with_state
-linear_attention flexattention dft stft melweightmatrix
+linear_attention flexattention dft stft melweightmatrix qlinearmatmul qlinearconv
 """.split()
 
 # reason -> (regexes of case names, the error graphjit gives them): what graphjit lacks.
