@@ -83,6 +83,16 @@ def _if(cx: NodeCx):
         if len(gp.output) != len(cx.node.output):
             raise cx.where.damaged(f"the {label} graph gives {len(gp.output)} outputs for the "
                                    f"node's {len(cx.node.output)}")
+    from .import_ops import evaluate
+    known = evaluate(cond)
+    if known is not None and known.size == 1:
+        # a condition computed from constants and static shapes: the branch it takes, as
+        # nodes of this graph (the other may not even type-check with these shapes)
+        taken = "then_branch" if bool(known.reshape(-1)[0]) else "else_branch"
+        outs = cx.inline_graph(then_gp if taken == "then_branch" else else_gp, [],
+                               cx.where / taken)
+        return [cx.emit("Identity", v) if v.producer is None or v.producer.op == "Const" or
+                any(v is o for o in cx.scope.names.values()) else v for v in outs]
     tr = cx.tr
     free = list(dict.fromkeys(tr.free_names(then_gp) + tr.free_names(else_gp)))
     # both branches take the same operands: every outer value either branch reads

@@ -120,6 +120,11 @@ class NodeCx:
         from .importer import Scope
         gp = self.attrs.graph(attr)
         where = self.where / f"attribute '{attr}'"
+        return self.inline_graph(gp, inputs, where)
+
+    def inline_graph(self, gp, inputs: List[Value], where) -> List[Value]:
+        """inline's work for a GraphProto (an If branch chosen while building)."""
+        from .importer import Scope
         if len(gp.input) != len(inputs):
             raise where.damaged(f"the graph takes {len(gp.input)} inputs, given {len(inputs)}")
         names = dict(self.scope.names)
@@ -589,6 +594,6 @@ def check_elements(cx: NodeCx, shape) -> None:
 
 
 # register the translations of the other modules
-from . import (import_attn, import_dft, import_loss, import_math, import_net, import_nn,  # noqa: E402,F401
-               import_norm, import_quant, import_resize, import_rnn, import_scatter,
-               import_window)
+from . import (import_attn, import_dft, import_grid, import_loss,  # noqa: E402,F401
+               import_math, import_net, import_nn, import_norm, import_quant, import_resize,
+               import_rnn, import_scatter, import_window)

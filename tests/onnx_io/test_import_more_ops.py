@@ -306,3 +306,51 @@ def test_stft_with_a_window_against_onnx_runtime():
     check(h.make_node("STFT", ["x", "step", "w"], ["y"]), {"x": x},
           {"step": np.array(6, np.int64), "w": np.hanning(10).astype(np.float32)},
           rtol=1e-4, atol=1e-4)
+
+
+# -- grids, unpooling, constant If -------------------------------------------------------------
+@pytest.mark.parametrize("align", [0, 1])
+def test_affine_grid_3d_against_the_reference(align):
+    node = h.make_node("AffineGrid", ["theta", "size"], ["grid"], align_corners=align)
+    check(node, {"theta": f32(2, 3, 4)}, {"size": np.array([2, 1, 3, 4, 5], np.int64)},
+          reference=True)
+
+
+def test_col2im_with_pads_strides_and_dilations_against_onnx_runtime():
+    node = h.make_node("Col2Im", ["x", "img", "blk"], ["y"], dilations=[1, 2], pads=[1, 0, 1, 1],
+                       strides=[2, 1])
+    img, blk = np.array([5, 6], np.int64), np.array([2, 2], np.int64)
+    rows = (5 + 2 - 2) // 2 + 1
+    cols = (6 + 1 - 3) // 1 + 1
+    check(node, {"x": f32(2, 3 * 4, rows * cols)}, {"img": img, "blk": blk})
+
+
+def test_max_unpool_into_a_larger_output_shape():
+    """As ONNX's node test and reference: the indices address the inferred (1, 2, 4, 4),
+    padded with zeros to output_shape (ONNX Runtime reads them in output_shape)."""
+    x = f32(1, 2, 2, 2)
+    idx = np.array([[[[0, 3], [9, 14]], [[16, 19], [25, 31]]]], np.int64)
+    node = h.make_node("MaxUnpool", ["x", "i", "shape"], ["y"], kernel_shape=[2, 2],
+                       strides=[2, 2])
+    check(node, {"x": x, "i": idx}, {"shape": np.array([1, 2, 5, 4], np.int64)},
+          reference=True)
+
+
+def test_an_if_on_a_constant_condition_takes_its_branch_while_building():
+    """The branches give different ranks: only the taken one is built."""
+    then = h.make_graph([h.make_node("ReduceSum", ["x"], ["t"], keepdims=0)], "then", [],
+                        [h.make_tensor_value_info("t", onnx.TensorProto.FLOAT, None)])
+    other = h.make_graph([h.make_node("Neg", ["x"], ["e"])], "else", [],
+                         [h.make_tensor_value_info("e", onnx.TensorProto.FLOAT, None)])
+    nodes = [h.make_node("Shape", ["x"], ["s"]), h.make_node("Size", ["s"], ["r"]),
+             h.make_node("Equal", ["r", "two"], ["c"]),
+             h.make_node("If", ["c"], ["y"], then_branch=then, else_branch=other)]
+    g = h.make_graph(nodes, "main", [h.make_tensor_value_info("x", onnx.TensorProto.FLOAT,
+                                                              [2, 3])],
+                     [h.make_tensor_value_info("y", onnx.TensorProto.FLOAT, None)],
+                     initializer=[numpy_helper.from_array(np.array(2, np.int64), "two")])
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 17)])
+    x = f32(2, 3)
+    cm = import_model(m)
+    assert not any(n.op == "If" for n in cm.graph.walk())
+    np.testing.assert_allclose(cm.run_arrays([x])[0], x.sum(), rtol=1e-6)

@@ -48,7 +48,8 @@ scatterelements scatter reversesequence center_crop_pad tensorscatter unique
 instance_normalization groupnormalization lpnormalization meanvariancenormalization lrn lppool
 convtranspose rnn gru lstm hannwindow hammingwindow blackmanwindow quantizelinear
 dequantizelinear dynamicquantizelinear matmulinteger convinteger det causal_conv_with_state
-linear_attention flexattention dft stft melweightmatrix qlinearmatmul qlinearconv
+linear_attention flexattention dft stft melweightmatrix qlinearmatmul qlinearconv affinegrid
+col2im maxunpool
 """.split()
 
 # reason -> (regexes of case names, the error graphjit gives them): what graphjit lacks.
@@ -82,10 +83,11 @@ SKIPS = {
     "graphjit's ReduceMax/ReduceMin refuse a reduced dim of size 0 at build time "
     "(ONNX gives -inf/+inf)": ([r"test_reduce_(max|min)_empty_set(_bool)?"],
                                r"cannot reduce over an empty dim"),
-    "a value graphjit needs while building (Pad's pads, Range's limit) is computed at run "
-    "time from a graph input (the shape of CenterCropPad's expanded function, the size of "
-    "the windows')": (
-        [r"test_center_crop_pad_.*_expanded", r"test_(hann|hamming|blackman)window.*_expanded"],
+    "a value graphjit needs while building (Pad's pads, Range's limit, ConstantOfShape's "
+    "shape) is computed at run time from a graph input (the shape of CenterCropPad's "
+    "expanded function, the size of the windows' and of AffineGrid's)": (
+        [r"test_center_crop_pad_.*_expanded", r"test_(hann|hamming|blackman)window.*_expanded",
+         r"test_affine_grid_.*_expanded"],
         r"must be a constant"),
     "graphjit's Unique takes the flattened tensor: distinct slices along an axis are not "
     "supported": ([r"test_unique_sorted_with_(negative_)?axis(_3d)?"],
