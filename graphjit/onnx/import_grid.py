@@ -3,6 +3,8 @@ Col2Im (a matrix product by the constant 0/1 table of which column lands on whic
 pixel) and MaxUnpool (a scatter at the flat indices), for sizes known while building."""
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from ..ir import dtypes as D
@@ -109,3 +111,127 @@ def _max_unpool(cx):
                 y = cx.emit("Concat", y, cx.emit("Fill", shape=fill, dtype=x.dtype, value=0),
                             axis=a)
     return [y]
+
+
+# -- GridSample -----------------------------------------------------------------------------------
+def _reflect(cx, v, lo, hi):
+    """v reflected by the near border until it lies in [lo, hi] (the ONNX reference's
+    _gs_reflect, elementwise)."""
+    rng = hi - lo
+    s = lambda c: cx.scalar(c, v)      # noqa: E731
+
+    def fold(dx, near, far):
+        n = cx.emit("Trunc", cx.emit("RealDiv", dx, s(rng)))
+        r = cx.emit("Sub", dx, cx.emit("Mul", n, s(rng)))
+        even = cx.emit("Equal", cx.emit("FloorMod", n, s(2)), s(0))
+        return cx.emit("Select", even, cx.emit("Add" if near == lo else "Sub", s(near), r),
+                       cx.emit("Sub" if near == lo else "Add", s(far), r))
+    low = fold(cx.emit("Sub", s(lo), v), lo, hi)
+    high = fold(cx.emit("Sub", v, s(hi)), hi, lo)
+    return cx.emit("Select", cx.emit("Less", v, s(lo)), low,
+                   cx.emit("Select", cx.emit("Greater", v, s(hi)), high, v))
+
+
+def _cubic(cx, t):
+    """Keys' cubic coefficients (A = -0.75) of the 4 taps at offsets -1..2 from floor."""
+    a = -0.75
+    s = lambda c: cx.scalar(c, t)      # noqa: E731
+    out = []
+    for d in (cx.emit("Add", t, s(1)), t, cx.emit("Sub", s(1), t), cx.emit("Sub", s(2), t)):
+        d2 = cx.emit("Mul", d, d)
+        d3 = cx.emit("Mul", d2, d)
+        near = cx.emit("Add", cx.emit("Sub", cx.emit("Mul", d3, s(a + 2)),
+                                      cx.emit("Mul", d2, s(a + 3))), s(1))
+        far = cx.emit("Sub", cx.emit("Add", cx.emit("Sub", cx.emit("Mul", d3, s(a)),
+                                                    cx.emit("Mul", d2, s(5 * a))),
+                                     cx.emit("Mul", d, s(8 * a))), s(4 * a))
+        out.append(cx.emit("Select", cx.emit("LessEqual", d, s(1)), near, far))
+    return out
+
+
+@op("GridSample")
+def _grid_sample(cx):
+    """Each output point reads X at the grid's (un-normalized) coordinates: the taps of
+    nearest, linear or cubic interpolation per spatial dim (separable), gathered from
+    the flattened spatial dims, zero / border / reflection padding as the ONNX
+    reference applies it."""
+    x, grid = cx.x(0), cx.x(1)
+    xs, gs = _static(cx, x), _static(cx, grid, "grid")
+    k = len(xs) - 2
+    if len(gs) != k + 2 or gs[0] != xs[0] or gs[-1] != k:
+        raise cx.where.damaged(f"the grid {grid.type} does not fit the input {x.type}")
+    mode = cx.attrs.string("mode", "linear")
+    mode = {"bilinear": "linear", "bicubic": "cubic"}.get(mode, mode)
+    pad_mode = cx.attrs.string("padding_mode", "zeros")
+    align = cx.attrs.int("align_corners", 0)
+    if mode not in ("nearest", "linear", "cubic") or \
+            pad_mode not in ("zeros", "border", "reflection"):
+        raise cx.where.damaged(f"unknown mode {mode!r} or padding_mode {pad_mode!r}")
+    dims = xs[2:]
+    n, c = xs[:2]
+    out = gs[1:-1]
+    q = int(np.prod(out))
+    check_elements(cx, (n, c, q, 4 ** k))
+    g = cx.emit("Cast", grid, dtype=D.float64)
+    taps_per_dim = []
+    for i, d in enumerate(dims):
+        gi = cx.emit("Index", g, index=(("slice", None, None, None),) * (k + 1) + (k - 1 - i,))
+        lo, hi = (0.0, d - 1.0) if align else (-0.5, d - 0.5)
+        s = lambda v: cx.scalar(v, gi)      # noqa: E731
+        if align:
+            xi = cx.emit("Mul", cx.emit("Add", gi, s(1)), s((d - 1) / 2.0))
+        else:
+            xi = cx.emit("RealDiv", cx.emit("Sub", cx.emit("Mul", cx.emit("Add", gi, s(1)),
+                                                            s(d)), s(1)), s(2))
+        xi = cx.emit("Cast", cx.emit("Cast", xi, dtype=D.float32), dtype=D.float64)
+        if mode == "nearest":
+            xi = cx.emit("Round", xi)
+        outside = cx.emit("LogicalOr", cx.emit("Less", xi, s(lo)), cx.emit("Greater", xi, s(hi)))
+        if pad_mode == "border":
+            xi = cx.emit("Select", outside, cx.emit("Minimum", cx.emit("Maximum", xi, s(0)),
+                                                    s(d - 1)), xi)
+        elif pad_mode == "reflection":
+            xi = cx.emit("Select", outside, _reflect(cx, xi, lo, hi), xi)
+        if mode == "nearest":
+            taps = [(cx.emit("Trunc", xi), None)]
+        else:
+            x0 = cx.emit("Floor", xi)
+            t = cx.emit("Sub", xi, x0)
+            if mode == "linear":
+                taps = [(x0, cx.emit("Sub", s(1), t)), (cx.emit("Add", x0, s(1)), t)]
+            else:
+                taps = [(cx.emit("Add", x0, s(o)), w) for o, w in zip((-1, 0, 1, 2),
+                                                                      _cubic(cx, t))]
+        fixed = []
+        for idx, w in taps:
+            ok = None
+            if pad_mode == "zeros":
+                ok = cx.emit("LogicalAnd", cx.emit("GreaterEqual", idx, s(0)),
+                             cx.emit("Less", idx, s(d)))
+                idx = cx.emit("Select", ok, idx, s(0))
+            elif pad_mode == "border":
+                idx = cx.emit("Minimum", cx.emit("Maximum", idx, s(0)), s(d - 1))
+            else:
+                idx = cx.emit("Trunc", _reflect(cx, idx, lo, hi))
+            fixed.append((cx.emit("Cast", idx, dtype=D.int64), w, ok))
+        taps_per_dim.append(fixed)
+    flat = cx.emit("Reshape", x, shape=(n, c, int(np.prod(dims))))
+    strides = [int(np.prod(dims[i + 1:])) for i in range(k)]
+    total = None
+    for combo in itertools.product(*taps_per_dim):
+        lin, weight, ok = None, None, None
+        for (idx, w, m), st in zip(combo, strides):
+            term = cx.emit("Mul", idx, cx.array(np.int64(st)))
+            lin = term if lin is None else cx.emit("Add", lin, term)
+            if w is not None:
+                weight = w if weight is None else cx.emit("Mul", weight, w)
+            if m is not None:
+                ok = m if ok is None else cx.emit("LogicalAnd", ok, m)
+        index = cx.emit("BroadcastTo", cx.emit("Reshape", lin, shape=(n, 1, q)), shape=(n, c, q))
+        v = cx.emit("GatherD", flat, index, dim=2)
+        if ok is not None:
+            v = cx.emit("Select", cx.emit("Reshape", ok, shape=(n, 1, q)), v, cx.scalar(0, v))
+        if weight is not None:
+            v = cx.emit("Mul", v, cx.keep(cx.emit("Reshape", weight, shape=(n, 1, q)), x.dtype))
+        total = v if total is None else cx.emit("Add", total, v)
+    return [cx.keep(cx.emit("Reshape", total, shape=(n, c) + tuple(out)), x.dtype)]

@@ -354,3 +354,15 @@ def test_an_if_on_a_constant_condition_takes_its_branch_while_building():
     cm = import_model(m)
     assert not any(n.op == "If" for n in cm.graph.walk())
     np.testing.assert_allclose(cm.run_arrays([x])[0], x.sum(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("mode", ["linear", "nearest", "cubic"])
+@pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
+def test_grid_sample_4d_against_onnx_runtime(mode, padding):
+    """Bicubic with border padding: ONNX Runtime clamps otherwise than ONNX's reference
+    (which the node tests follow, and graphjit): checked against the reference."""
+    grid = (RNG.uniform(-1.4, 1.4, (2, 3, 5, 2))).astype(np.float32)
+    node = h.make_node("GridSample", ["x", "g"], ["y"], mode=mode, padding_mode=padding,
+                       align_corners=1 if padding == "border" else 0)
+    check(node, {"x": f32(2, 3, 4, 6), "g": grid}, rtol=1e-4, atol=1e-5,
+          reference=(mode, padding) == ("cubic", "border"))
