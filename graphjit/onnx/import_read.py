@@ -143,6 +143,9 @@ def opset_version(proto: onnx.ModelProto, where: Where) -> int:
         versions[entry.domain] = entry.version
     v = versions.get("", versions.get("ai.onnx"))
     if v is None:
+        if proto.opset_import and not _uses_default_domain(proto.graph):
+            # a model of other domains' ops only (ai.onnx.preview.training's optimizers)
+            return onnx.defs.onnx_opset_version()
         if proto.ir_version >= 3 or proto.opset_import:
             raise where.damaged("opset_import has no entry for the default ONNX domain")
         v = 1
@@ -154,6 +157,20 @@ def opset_version(proto: onnx.ModelProto, where: Where) -> int:
         raise where.damaged(f"opset {v} is newer than the installed onnx package knows "
                             f"({onnx.defs.onnx_opset_version()})")
     return v
+
+
+def _uses_default_domain(graph, depth: int = 0) -> bool:
+    """Whether a node of the graph, or of a graph nested in it, is of the default domain."""
+    if depth > 64:
+        return True
+    for n in graph.node:
+        if n.domain in DEFAULT_DOMAINS:
+            return True
+        for a in n.attribute:
+            subs = [a.g] if a.type == AttributeProto.GRAPH else list(a.graphs)
+            if any(_uses_default_domain(g, depth + 1) for g in subs):
+                return True
+    return False
 
 
 # -- tensors ------------------------------------------------------------------------------------

@@ -366,3 +366,33 @@ def test_grid_sample_4d_against_onnx_runtime(mode, padding):
                        align_corners=1 if padding == "border" else 0)
     check(node, {"x": f32(2, 3, 4, 6), "g": grid}, rtol=1e-4, atol=1e-5,
           reference=(mode, padding) == ("cubic", "border"))
+
+
+# -- other domains --------------------------------------------------------------------------------
+def _training_model(with_default_node):
+    dom = "ai.onnx.preview.training"
+    nodes = [h.make_node("Adagrad", ["r", "t", "x", "g", "h"], ["x2", "h2"], domain=dom,
+                         epsilon=1e-6, decay_factor=0.1)]
+    if with_default_node:
+        nodes.append(h.make_node("Neg", ["x2"], ["x3"]))
+    vi = lambda n, t=onnx.TensorProto.FLOAT, s=(3,): h.make_tensor_value_info(n, t, s)  # noqa
+    g = h.make_graph(nodes, "opt", [vi("r", s=()), vi("t", onnx.TensorProto.INT64, ()),
+                                    vi("x"), vi("g"), vi("h")],
+                     [vi("x3" if with_default_node else "x2"), vi("h2")])
+    return h.make_model(g, opset_imports=[h.make_opsetid(dom, 1)])
+
+
+def test_a_model_of_training_ops_only_needs_no_default_opset():
+    r, t = np.array(0.1, np.float32), np.array(3, np.int64)
+    x, g, hh = f32(3), f32(3), np.abs(f32(3))
+    want = ReferenceEvaluator(_training_model(False)).run(None, {"r": r, "t": t, "x": x,
+                                                                 "g": g, "h": hh})
+    got = import_model(_training_model(False)).run_arrays([r, t, x, g, hh])
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+def test_a_default_domain_node_without_its_opset_is_a_damaged_file():
+    from graphjit.ir.errors import ModelFileError
+    with pytest.raises(ModelFileError, match="no entry for the default ONNX domain"):
+        import_model(_training_model(True))

@@ -49,7 +49,7 @@ instance_normalization groupnormalization lpnormalization meanvariancenormalizat
 convtranspose rnn gru lstm hannwindow hammingwindow blackmanwindow quantizelinear
 dequantizelinear dynamicquantizelinear matmulinteger convinteger det causal_conv_with_state
 linear_attention flexattention dft stft melweightmatrix qlinearmatmul qlinearconv affinegrid
-col2im maxunpool gridsample
+col2im maxunpool gridsample adagrad adam momentum
 """.split()
 
 # reason -> (regexes of case names, the error graphjit gives them): what graphjit lacks.
