@@ -276,7 +276,7 @@ def _unique(cx):
     (distinct, N) table of which element is which."""
     x = cx.x(0)
     if cx.attrs.has("axis"):
-        raise cx.refuse("Unique along an axis (distinct slices) is not supported")
+        return _unique_slices(cx, x, cx.attrs.int("axis"))
     n = int(np.prod(_static(cx, x), dtype=np.int64))
     flat = cx.emit("Reshape", x, shape=(n,))
     y, inverse = cx.emit("Unique", flat)
@@ -293,3 +293,60 @@ def _unique(cx):
     first = cx.emit("ArgMax", table, axis=1, keep_dims=False, output_type=D.int64)
     counts = cx.keep(cx.emit("ReduceSum", table, axis=1, keep_dims=False), D.int64)
     return [y, first, inverse, counts]
+
+
+def _unique_slices(cx, x, axis):
+    """Unique along an axis: the N slices compared pairwise ((N, N) tables, N static):
+    slice i equals j when all their elements do, and is below j when the first element
+    where they differ is (lexicographic, as numpy sorts them); a slice is kept where no
+    earlier one equals it. Sorted: by the count of distinct slices below each."""
+    shape = _static(cx, x)
+    a = _norm(cx, axis, len(shape))
+    n = shape[a]
+    perm = (a,) + tuple(i for i in range(len(shape)) if i != a)
+    moved = cx.emit("Transpose", x, perm=perm) if a else x
+    rows = cx.emit("Reshape", moved, shape=(n, -1))
+    size = int(np.prod(shape, dtype=np.int64)) // max(n, 1)
+    from .import_ops import check_elements
+    check_elements(cx, (n, n, size))
+    xi, xj = cx.emit("ExpandDims", rows, axis=1), cx.emit("ExpandDims", rows, axis=0)
+    differ = cx.emit("NotEqual", xi, xj)                                  # (N, N, S)
+    equal = cx.emit("LogicalNot", cx.emit("ReduceMax", cx.emit("Cast", differ, dtype=D.int32),
+                                          axis=2, keep_dims=False))
+    equal = cx.emit("Cast", equal, dtype=D.bool_)
+    first = cx.emit("ArgMax", cx.emit("Cast", differ, dtype=D.int32), axis=2, keep_dims=True)
+    vi = cx.emit("Squeeze", cx.emit("GatherD", cx.emit("BroadcastTo", xi, shape=(n, n, size)),
+                                    first, dim=2), axis=2)
+    vj = cx.emit("Squeeze", cx.emit("GatherD", cx.emit("BroadcastTo", xj, shape=(n, n, size)),
+                                    first, dim=2), axis=2)
+    below = cx.emit("LogicalAnd", cx.emit("Less", vi, vj), cx.emit("LogicalNot", equal))
+    earlier = cx.array(np.tril(np.ones((n, n), bool), -1))                # j < i
+    rep = cx.emit("LogicalNot", cx.emit("Cast", cx.emit("ReduceMax", cx.emit(
+        "Cast", cx.emit("LogicalAnd", equal, earlier), dtype=D.int32), axis=1,
+        keep_dims=False), dtype=D.bool_))                                 # (N,)
+    ints = lambda v: cx.emit("Cast", v, dtype=D.int64)                    # noqa: E731
+    if cx.attrs.int("sorted", 1):
+        # rank of slice i: distinct (representative) slices j below it
+        order = cx.emit("ReduceSum", cx.emit("Mul", ints(cx.emit("Transpose", below,
+                                                                 perm=(1, 0))),
+                                             cx.emit("ExpandDims", ints(rep), axis=0)),
+                        axis=1, keep_dims=False)
+    else:
+        # position of slice i's first occurrence among the representatives
+        firsts = cx.emit("ArgMax", cx.emit("Cast", equal, dtype=D.int32), axis=1,
+                         keep_dims=False, output_type=D.int64)
+        seen = cx.emit("Sub", cx.emit("CumSum", ints(rep), axis=0), cx.array(np.int64(1)))
+        order = cx.emit("Gather", seen, firsts, axis=0)
+    kept_order = cx.emit("BooleanMask", order, rep)
+    _, pick = cx.emit("Sort", kept_order, axis=-1, descending=False)
+    pick = cx.keep(pick, D.int64)
+    reps = cx.emit("BooleanMask", cx.array(np.arange(n, dtype=np.int64)), rep)
+    index = cx.emit("Gather", reps, pick, axis=0)
+    y = cx.emit("Gather", moved, index, axis=0)
+    if a:
+        y = cx.emit("Transpose", y, perm=tuple(int(i) for i in np.argsort(perm)))
+    counts = cx.emit("ReduceSum", ints(cx.emit("Equal", cx.emit("ExpandDims", order, axis=0),
+                                                cx.emit("ExpandDims", cx.emit(
+                                                    "Gather", order, index, axis=0), axis=1))),
+                     axis=1, keep_dims=False)
+    return [y, index, order, counts]

@@ -227,10 +227,12 @@ def test_three_d_windows_are_refused_by_name():
         import_model(_model(node, {"x": f32(1, 1, 3, 3, 3)}))
 
 
-def test_unique_along_an_axis_is_refused_by_name():
-    node = h.make_node("Unique", ["x"], ["y"], axis=0)
-    with pytest.raises(OnnxImportError, match="Unique along an axis"):
-        import_model(_model(node, {"x": f32(3, 2)}))
+@pytest.mark.parametrize("sort", [0, 1])
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_unique_along_an_axis_against_onnx_runtime(sort, axis):
+    x = np.array([[2, 1, 2, 0], [1, 3, 1, 3], [2, 1, 2, 0], [0, 0, 0, 5]], np.float32)
+    check(h.make_node("Unique", ["x"], ["y", "i", "inv", "c"], axis=axis, sorted=sort),
+          {"x": x})
 
 
 # -- quantization and integer products ----------------------------------------------------------

@@ -89,9 +89,6 @@ SKIPS = {
         [r"test_center_crop_pad_.*_expanded", r"test_(hann|hamming|blackman)window.*_expanded",
          r"test_affine_grid_.*_expanded"],
         r"must be a constant"),
-    "graphjit's Unique takes the flattened tensor: distinct slices along an axis are not "
-    "supported": ([r"test_unique_sorted_with_(negative_)?axis(_3d)?"],
-                  r"Unique along an axis \(distinct slices\) is not supported"),
     "training mode (random Dropout, batch statistics of BatchNormalization) is not "
     "imported": ([r"test_training_dropout.*", r"test_batchnorm_.*_training_mode"],
                  r"training mode"),
