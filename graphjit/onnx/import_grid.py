@@ -9,7 +9,7 @@ import numpy as np
 
 from ..ir import dtypes as D
 from .import_math import _static
-from .import_ops import NodeCx, check_elements, op
+from .import_ops import check_elements, op
 from .import_scatter import scatter_rows
 
 __all__: list = []    # the translations register themselves in import_ops.OPS

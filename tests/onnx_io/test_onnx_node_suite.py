@@ -4,7 +4,8 @@ The cases come from `onnx/backend/test/data/node/` when the onnx package ships i
 onnx 1.23's wheel does not, so they are made in memory by the generators that
 write that folder (`onnx.backend.test.case.node`, one module per op: importing a
 module runs its `export*` functions, each recording models and expected outputs).
-Every generator module is loaded (test_every_generator_module_is_listed). Outputs are compared as ONNX's runner does: dtype and shape exact, values
+Every generator module is loaded (test_every_generator_module_is_listed). Outputs are
+compared as ONNX's runner does: dtype and shape exact, values
 with the case's rtol/atol (1e-3 / 1e-7 by default).
 
 A case graphjit cannot pass for want of a feature is skipped with the reason
