@@ -235,3 +235,82 @@ def _grid_sample(cx):
             v = cx.emit("Mul", v, cx.keep(cx.emit("Reshape", weight, shape=(n, 1, q)), x.dtype))
         total = v if total is None else cx.emit("Add", total, v)
     return [cx.keep(cx.emit("Reshape", total, shape=(n, c) + tuple(out)), x.dtype)]
+
+
+# -- RoiAlign -------------------------------------------------------------------------------------
+def _roi_axis(cx, start, size, pooled, grid, extent):
+    """Per roi, the sample coordinates along one spatial axis (pooled bins of grid
+    samples each), as the ONNX reference clamps them: ((low, weight), (high, weight))
+    and the in-range mask, each (R, pooled * grid)."""
+    s = lambda v: cx.scalar(v, start)     # noqa: E731
+    frac = (np.arange(pooled)[:, None] + (np.arange(grid)[None, :] + 0.5) / grid).reshape(1, -1)
+    b = cx.emit("RealDiv", size, s(pooled))
+    c = cx.emit("Add", start, cx.emit("Mul", b, cx.array(frac.astype(start.dtype.np))))
+    valid = cx.emit("LogicalAnd", cx.emit("GreaterEqual", c, s(-1.0)),
+                    cx.emit("LessEqual", c, s(float(extent))))
+    c = cx.emit("Maximum", c, s(0))
+    low = cx.emit("Floor", c)
+    top = cx.emit("GreaterEqual", low, s(extent - 1))
+    low = cx.emit("Select", top, s(extent - 1), low)
+    c = cx.emit("Select", top, low, c)
+    high = cx.emit("Select", top, low, cx.emit("Add", low, s(1)))
+    lw = cx.emit("Sub", c, low)
+    hw = cx.emit("Sub", s(1), lw)
+    return ((cx.emit("Cast", low, dtype=D.int64), hw),
+            (cx.emit("Cast", high, dtype=D.int64), lw)), valid
+
+
+@op("RoiAlign")
+def _roi_align(cx):
+    """Bilinear samples on a grid of sampling_ratio^2 per output bin of each roi
+    (gathered from the roi's image), averaged or maxed; a sampling_ratio of 0 (a grid
+    sized by each roi at run time) is refused."""
+    x, rois, bidx = cx.x(0), cx.x(1), cx.x(2)
+    n, c, h, w = _static(cx, x)
+    r = _static(cx, rois, "rois")[0]
+    ph, pw = cx.attrs.int("output_height", 1), cx.attrs.int("output_width", 1)
+    g = cx.attrs.int("sampling_ratio", 0)
+    if g <= 0:
+        raise cx.refuse("RoiAlign with sampling_ratio 0 (a sample grid sized by each roi at "
+                        "run time) is not supported")
+    mode = cx.attrs.string("mode", "avg")
+    half = cx.attrs.string("coordinate_transformation_mode", "half_pixel") == "half_pixel"
+    scale = cx.attrs.float("spatial_scale", 1.0)
+    if mode not in ("avg", "max"):
+        raise cx.where.damaged(f"unknown mode {mode!r}")
+    col = lambda i: cx.emit("Index", rois, index=(("slice", None, None, None),  # noqa: E731
+                                                  ("slice", i, i + 1, None)))
+    box = [cx.emit("Sub", cx.emit("Mul", col(i), cx.scalar(scale, rois)),
+                   cx.scalar(0.5 if half else 0.0, rois)) for i in range(4)]
+    sizes = [cx.emit("Sub", box[2], box[0]), cx.emit("Sub", box[3], box[1])]
+    if not half:
+        sizes = [cx.emit("Maximum", v, cx.scalar(1.0, v)) for v in sizes]
+    ys, vy = _roi_axis(cx, box[1], sizes[1], ph, g, h)
+    xs, vx = _roi_axis(cx, box[0], sizes[0], pw, g, w)
+    valid = cx.emit("LogicalAnd", cx.emit("ExpandDims", vy, axis=2),
+                    cx.emit("ExpandDims", vx, axis=1))               # (R, PH*G, PW*G)
+    images = cx.emit("Gather", cx.emit("Reshape", x, shape=(n, c, h * w)),
+                     cx.keep(bidx, D.int64), axis=0)                 # (R, C, H*W)
+    q = ph * g * pw * g
+    terms = []
+    for yi, wy in ys:
+        for xi, wx in xs:
+            lin = cx.emit("Add", cx.emit("Mul", cx.emit("ExpandDims", yi, axis=2),
+                                         cx.array(np.int64(w))), cx.emit("ExpandDims", xi, axis=1))
+            index = cx.emit("BroadcastTo", cx.emit("Reshape", lin, shape=(r, 1, q)),
+                            shape=(r, c, q))
+            wt = cx.emit("Mul", cx.emit("ExpandDims", wy, axis=2), cx.emit("ExpandDims", wx, axis=1))
+            wt = cx.emit("Select", valid, wt, cx.scalar(0, wt))
+            terms.append(cx.emit("Mul", cx.emit("GatherD", images, index, dim=2),
+                                 cx.keep(cx.emit("Reshape", wt, shape=(r, 1, q)), x.dtype)))
+    if mode == "avg":
+        v = terms[0]
+        for t in terms[1:]:
+            v = cx.emit("Add", v, t)
+    else:
+        v = terms[0]
+        for t in terms[1:]:
+            v = cx.emit("Maximum", v, t)
+    v = cx.emit("Reshape", v, shape=(r, c, ph, g, pw, g))
+    gj = "ReduceMean" if mode == "avg" else "ReduceMax"
+    return [cx.keep(cx.emit(gj, v, axis=(3, 5), keep_dims=False), x.dtype)]

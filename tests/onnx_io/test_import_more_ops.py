@@ -398,3 +398,20 @@ def test_a_default_domain_node_without_its_opset_is_a_damaged_file():
     from graphjit.ir.errors import ModelFileError
     with pytest.raises(ModelFileError, match="no entry for the default ONNX domain"):
         import_model(_training_model(True))
+
+
+@pytest.mark.parametrize("ctm", ["half_pixel", "output_half_pixel"])
+def test_roi_align_average_against_onnx_runtime(ctm):
+    rois = np.array([[0, 0, 7, 5], [1.5, 2.2, 9.9, 8.1], [-3, -2, 4, 3], [5, 1, 5.5, 1.2]],
+                    np.float32)
+    node = h.make_node("RoiAlign", ["x", "rois", "b"], ["y"], output_height=3, output_width=2,
+                       sampling_ratio=2, spatial_scale=0.5, coordinate_transformation_mode=ctm)
+    check(node, {"x": f32(2, 3, 6, 7), "rois": rois, "b": np.array([0, 1, 1, 0], np.int64)},
+          rtol=1e-4, atol=1e-5)
+
+
+def test_roi_align_with_an_adaptive_grid_is_refused():
+    node = h.make_node("RoiAlign", ["x", "rois", "b"], ["y"], sampling_ratio=0)
+    with pytest.raises(OnnxImportError, match="sampling_ratio 0"):
+        import_model(_model(node, {"x": f32(1, 1, 4, 4), "rois": f32(2, 4),
+                                   "b": np.zeros(2, np.int64)}))
