@@ -169,3 +169,74 @@ def _causal_conv(cx):
     present = cx.emit("Index", padded, index=(("slice", None, None, None),) * 2 +
                       (("slice", n - (k - 1), None, None),))
     return [y, present]
+
+
+@op("DeformConv")
+def _deform_conv(cx):
+    """A 2-D convolution whose taps read the input at positions moved by `offset`
+    (bilinear, zero outside), scaled by `mask`: the taps' samples are gathered per
+    offset group, then one grouped matrix product by the weight."""
+    x, w, off, b, mask = cx.x(0), cx.x(1), cx.x(2), cx.opt(3), cx.opt(4)
+    n, ic, ih, iw = _static(cx, x)
+    ws = _static(cx, w, "weight")
+    oshape = _static(cx, off, "offset")
+    if len(ws) != 4:
+        raise cx.refuse("DeformConv over other than 2 spatial dims is not supported")
+    kh, kw = cx.attrs.ints("kernel_shape", tuple(ws[2:]))
+    sh, sw = cx.attrs.ints("strides", (1, 1))
+    dh, dw = cx.attrs.ints("dilations", (1, 1))
+    pads = cx.attrs.ints("pads", (0, 0, 0, 0))
+    group, og = cx.attrs.int("group", 1), cx.attrs.int("offset_group", 1)
+    oc = ws[0]
+    k = kh * kw
+    oh, ow = oshape[2:]
+    if ic != ws[1] * group or oc % group or ic % og or oshape[1] != og * k * 2:
+        raise cx.where.damaged(f"the weight {w.type}, offset {off.type} and input {x.type} "
+                               f"do not fit group {group} and offset_group {og}")
+    p = oh * ow
+    f64 = D.float64
+    off = cx.emit("Reshape", cx.keep(off, f64), shape=(n, og, k, 2, p))
+    base_y = (np.arange(kh) * dh)[:, None].repeat(kw, 1).reshape(k, 1) + \
+        (-pads[0] + sh * np.arange(oh))[:, None].repeat(ow, 1).reshape(1, p)
+    base_x = (np.arange(kw) * dw)[None, :].repeat(kh, 0).reshape(k, 1) + \
+        (-pads[1] + sw * np.arange(ow))[None, :].repeat(oh, 0).reshape(1, p)
+    pick = lambda i: cx.emit("Squeeze", cx.emit("Index", off, index=(  # noqa: E731
+        ("slice", None, None, None),) * 3 + (("slice", i, i + 1, None),)), axis=3)
+    ys = cx.emit("Add", pick(0), cx.array(base_y.astype(np.float64)))      # (N, OG, K, P)
+    xs = cx.emit("Add", pick(1), cx.array(base_x.astype(np.float64)))
+    ys, xs = (cx.emit("Cast", cx.emit("Cast", v, dtype=D.float32), dtype=f64) for v in (ys, xs))
+    weight_mask = None if mask is None else cx.emit(
+        "Reshape", cx.keep(mask, f64), shape=(n, og, k, p))
+    images = cx.emit("Reshape", x, shape=(n, og, ic // og, ih * iw))
+    total = None
+    y0, x0 = cx.emit("Floor", ys), cx.emit("Floor", xs)
+    for ty in (0, 1):
+        for tx in (0, 1):
+            yi = cx.emit("Add", y0, cx.array(np.float64(ty)))
+            xi = cx.emit("Add", x0, cx.array(np.float64(tx)))
+            wy = cx.emit("Sub", ys, y0) if ty else cx.emit("Sub", cx.array(np.float64(1)),
+                                                          cx.emit("Sub", ys, y0))
+            wx = cx.emit("Sub", xs, x0) if tx else cx.emit("Sub", cx.array(np.float64(1)),
+                                                          cx.emit("Sub", xs, x0))
+            ok = cx.emit("LogicalAnd", cx.emit("LogicalAnd", cx.emit(
+                "GreaterEqual", yi, cx.array(np.float64(0))), cx.emit(
+                "Less", yi, cx.array(np.float64(ih)))), cx.emit("LogicalAnd", cx.emit(
+                    "GreaterEqual", xi, cx.array(np.float64(0))), cx.emit(
+                    "Less", xi, cx.array(np.float64(iw)))))
+            lin = cx.emit("Add", cx.emit("Mul", yi, cx.array(np.float64(iw))), xi)
+            lin = cx.emit("Cast", cx.emit("Select", ok, lin, cx.array(np.float64(0))),
+                          dtype=D.int64)
+            wt = cx.emit("Select", ok, cx.emit("Mul", wy, wx), cx.array(np.float64(0)))
+            if weight_mask is not None:
+                wt = cx.emit("Mul", wt, weight_mask)
+            index = cx.emit("BroadcastTo", cx.emit("Reshape", lin, shape=(n, og, 1, k * p)),
+                            shape=(n, og, ic // og, k * p))
+            v = cx.emit("Mul", cx.emit("GatherD", images, index, dim=3),
+                        cx.keep(cx.emit("Reshape", wt, shape=(n, og, 1, k * p)), x.dtype))
+            total = v if total is None else cx.emit("Add", total, v)
+    cols = cx.emit("Reshape", total, shape=(n, group, (ic // group) * k, p))
+    wmat = cx.emit("Reshape", w, shape=(group, oc // group, (ic // group) * k))
+    y = cx.emit("Reshape", cx.emit("MatMul", wmat, cols), shape=(n, oc, oh, ow))
+    if b is not None:
+        y = cx.emit("Add", y, cx.emit("Reshape", b, shape=(1, -1, 1, 1)))
+    return [y]

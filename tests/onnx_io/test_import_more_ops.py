@@ -415,3 +415,15 @@ def test_roi_align_with_an_adaptive_grid_is_refused():
     with pytest.raises(OnnxImportError, match="sampling_ratio 0"):
         import_model(_model(node, {"x": f32(1, 1, 4, 4), "rois": f32(2, 4),
                                    "b": np.zeros(2, np.int64)}))
+
+
+def test_deform_conv_with_groups_strides_dilations_and_mask():
+    x = f32(2, 4, 6, 7)
+    oh, ow = (6 + 2 - 3) // 2 + 1, (7 + 1 - 2) // 1 + 1
+    feeds = {"x": x, "off": f32(2, 2 * 2 * 2 * 2, oh, ow) * 0.7,
+             "mask": RNG.uniform(0, 1, (2, 2 * 2 * 2, oh, ow)).astype(np.float32)}
+    node = h.make_node("DeformConv", ["x", "w", "off", "b", "mask"], ["y"], kernel_shape=[2, 2],
+                       strides=[2, 1], dilations=[2, 1], pads=[1, 0, 1, 1], group=2,
+                       offset_group=2)
+    check(node, feeds, {"w": f32(6, 2, 2, 2), "b": f32(6)}, rtol=1e-4, atol=1e-5,
+          reference=True)
