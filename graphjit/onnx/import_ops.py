@@ -594,6 +594,6 @@ def check_elements(cx: NodeCx, shape) -> None:
 
 
 # register the translations of the other modules
-from . import (import_attn, import_dft, import_grid, import_loss,  # noqa: E402,F401
-               import_math, import_net, import_nn, import_norm, import_quant, import_resize,
-               import_rnn, import_scatter, import_train, import_window)
+from . import (import_attn, import_detect, import_dft, import_grid,  # noqa: E402,F401
+               import_loss, import_math, import_net, import_nn, import_norm, import_quant,
+               import_resize, import_rnn, import_scatter, import_train, import_window)

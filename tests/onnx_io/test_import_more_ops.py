@@ -427,3 +427,23 @@ def test_deform_conv_with_groups_strides_dilations_and_mask():
                        offset_group=2)
     check(node, feeds, {"w": f32(6, 2, 2, 2), "b": f32(6)}, rtol=1e-4, atol=1e-5,
           reference=True)
+
+
+@pytest.mark.parametrize("center", [0, 1])
+def test_non_max_suppression_against_onnx_runtime(center):
+    boxes = RNG.uniform(0, 10, (2, 8, 4)).astype(np.float32)
+    if center:
+        boxes[..., 2:] = np.abs(boxes[..., 2:]) / 2 + 1
+    scores = RNG.uniform(0, 1, (2, 3, 8)).astype(np.float32)
+    scores[0, 0, 3] = scores[0, 0, 5]                     # a tie: the lower index first
+    node = h.make_node("NonMaxSuppression", ["b", "s", "m", "iou", "st"], ["y"],
+                       center_point_box=center)
+    check(node, {"b": boxes, "s": scores},
+          {"m": np.array([3], np.int64), "iou": np.array([0.3], np.float32),
+           "st": np.array([0.2], np.float32)})
+
+
+def test_non_max_suppression_of_too_many_boxes_is_refused():
+    node = h.make_node("NonMaxSuppression", ["b", "s"], ["y"])
+    with pytest.raises(OnnxImportError, match="too large for graphjit's unrolled form"):
+        import_model(_model(node, {"b": f32(1, 5000, 4), "s": f32(1, 1, 5000)}))
