@@ -208,7 +208,8 @@ Around any of these, two regular wrappers (never counted as a pattern of its own
 Refused (OnnxExportError naming each node and line): Assign, AssignAdd,
 AssignSub and the optimizer updates (write state), Dropout, RandomUniform,
 RandomNormal, RandomInt (random: ONNX Runtime's numbers would differ), Print (io),
-AllReduce, AllGather, Broadcast, ReduceScatter (collectives across processes), integer BitwiseAnd/Or/Xor (opset 18), MaxPool with return_indices, AvgPool with
+AllReduce, AllGather, Broadcast, ReduceScatter (collectives across processes), BitCast
+(ONNX's is opset 26), integer BitwiseAnd/Or/Xor (opset 18), MaxPool with return_indices, AvgPool with
 divisor_override, and a few shape cases (unknown ranks where a pattern needs the
 rank; advanced indexing, the Conv2D and AvgPool gradients of an input whose dims
 are unknown). Valid ONNX that ONNX Runtime has no kernel for is still written

@@ -456,6 +456,14 @@ def _cast(cx):
     return [cx.emit("Cast", cx.x(0), dtype=cx.dtype_attr("to"))]
 
 
+@op("BitCast")
+def _bitcast(cx):
+    x, to = cx.x(0), cx.dtype_attr("to")
+    if x.dtype.np.itemsize != to.np.itemsize:
+        raise cx.where.damaged(f"BitCast from {x.type} to {to}: the widths differ")
+    return [cx.emit("BitCast", x, dtype=to)]
+
+
 @op("CastLike")
 def _cast_like(cx):
     return [cx.emit("Cast", cx.x(0), dtype=cx.x(1).dtype)]

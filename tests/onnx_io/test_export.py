@@ -745,6 +745,7 @@ REFUSED = {
     "Dropout", "RandomUniform", "RandomNormal", "RandomInt", "Print",   # random, io
     "AllReduce", "AllGather", "Broadcast", "ReduceScatter",  # collectives across processes
     "CellBprop", "CellBpropGrad",       # a Cell's own bprop: Python, in gradient graphs only
+    "BitCast",                          # ONNX's BitCast is opset 26; export writes opset 17
 }
 
 

@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from .. import dtypes as dt
-from ..registry import register_op
+from ..registry import REQUIRED, register_op
 from ..types import TensorType
 from .common import broadcast_shapes, fail, float_result, promote
 from .integer_pow import integer_exponent, integer_power
@@ -278,6 +278,31 @@ register_op("Cast", ("x",), {"dtype": dt.float32}, infer=_cast_infer,
             kernel=lambda x, dtype: np.asarray(x).astype(dt.as_dtype(dtype).np),
             kernel_factory=_cast_factory, family="elementwise",
             doc="convert to another dtype (C casting: floats truncate toward zero)")
+
+
+def _bitcast_infer(ts, attrs):
+    (a,) = ts
+    to = dt.as_dtype(attrs["dtype"])
+    if a.dtype.np.itemsize != to.np.itemsize:
+        raise fail("BitCast", f"reinterprets bits between dtypes of one width, got {a.dtype} "
+                              f"({a.dtype.np.itemsize * 8} bits) to {to} "
+                              f"({to.np.itemsize * 8} bits)")
+    return TensorType(to, a.shape)
+
+
+def _bitcast_factory(in_types, out_types, attrs):
+    odt = out_types[0].dtype.np
+
+    def bitcast(x):
+        r = np.asarray(x).view(odt)     # one width: any strides view
+        return r[()] if r.ndim == 0 else r
+    return bitcast
+
+
+register_op("BitCast", ("x",), {"dtype": REQUIRED}, infer=_bitcast_infer,
+            kernel=lambda x, dtype: np.asarray(x).view(dt.as_dtype(dtype).np),
+            kernel_factory=_bitcast_factory, exact_dtype=True, family="extern",
+            doc="x's bits read as another dtype of the same width (ONNX BitCast)")
 
 
 def _select_infer(ts, attrs):

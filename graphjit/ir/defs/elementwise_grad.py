@@ -151,7 +151,7 @@ _UNARY_GRADS = {
     "Square": lambda b, n, g: b.mul(g, b.mul(n.x(0), _one(b, n, 2))),
 }
 _CONSTANT = ("Floor", "Ceil", "Round", "Trunc", "Sign", "LogicalNot", "IsNan", "IsInf",
-             "IsFinite", "Invert")
+             "IsFinite", "Invert", "BitCast")
 
 
 def _cast(b, n):
