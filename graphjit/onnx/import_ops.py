@@ -604,4 +604,5 @@ def check_elements(cx: NodeCx, shape) -> None:
 # register the translations of the other modules
 from . import (import_attn, import_detect, import_dft, import_grid,  # noqa: E402,F401
                import_loss, import_math, import_net, import_nn, import_norm, import_quant,
-               import_resize, import_rnn, import_scatter, import_train, import_window)
+               import_resize, import_rnn, import_scatter, import_text, import_train,
+               import_window)

@@ -447,3 +447,14 @@ def test_non_max_suppression_of_too_many_boxes_is_refused():
     node = h.make_node("NonMaxSuppression", ["b", "s"], ["y"])
     with pytest.raises(OnnxImportError, match="too large for graphjit's unrolled form"):
         import_model(_model(node, {"b": f32(1, 5000, 4), "s": f32(1, 1, 5000)}))
+
+
+@pytest.mark.parametrize("mode", ["TF", "IDF", "TFIDF"])
+def test_tfidf_vectorizer_uni_bi_and_trigrams_with_skips(mode):
+    x = RNG.integers(1, 5, (3, 12)).astype(np.int64)
+    pool = [1, 2, 3, 4, 1, 2, 2, 3, 4, 4, 1, 2, 3]   # 4 unigrams, 3 bigrams, 1 trigram
+    node = h.make_node("TfIdfVectorizer", ["x"], ["y"], mode=mode, min_gram_length=1,
+                       max_gram_length=3, max_skip_count=2, ngram_counts=[0, 4, 10],
+                       ngram_indexes=[0, 1, 2, 3, 4, 5, 6, 7], pool_int64s=pool,
+                       weights=[0.5, 1.0, 2.0, 1.5, 3.0, 0.25, 1.0, 2.0])
+    check(node, {"x": x})
