@@ -299,7 +299,8 @@ def _roi_align(cx):
                                          cx.array(np.int64(w))), cx.emit("ExpandDims", xi, axis=1))
             index = cx.emit("BroadcastTo", cx.emit("Reshape", lin, shape=(r, 1, q)),
                             shape=(r, c, q))
-            wt = cx.emit("Mul", cx.emit("ExpandDims", wy, axis=2), cx.emit("ExpandDims", wx, axis=1))
+            wt = cx.emit("Mul", cx.emit("ExpandDims", wy, axis=2),
+                         cx.emit("ExpandDims", wx, axis=1))
             wt = cx.emit("Select", valid, wt, cx.scalar(0, wt))
             terms.append(cx.emit("Mul", cx.emit("GatherD", images, index, dim=2),
                                  cx.keep(cx.emit("Reshape", wt, shape=(r, 1, q)), x.dtype)))

@@ -1,13 +1,15 @@
-"""ONNX node -> graphjit nodes: math ops composed of graphjit's (Swish, Hardmax, BitShift,
-CumProd, Trilu, EyeLike, NonZero, Einsum). Values graphjit needs while building (Trilu's
-k, the shapes a mask is made for) must be constants in the file or static shapes."""
+"""ONNX node -> graphjit nodes: math ops composed of graphjit's (the activations LeakyRelu
+to Gelu, Swish, Hardmax, BitShift, CumProd, Trilu, EyeLike, NonZero, Einsum). Values
+graphjit needs while building (Trilu's k, the shapes a mask is made for) must be
+constants in the file or static shapes."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..ir import dtypes as D
+from ..ir.graph import Value
 from .import_nn import _norm, _rank
-from .import_ops import NodeCx, check_elements, op
+from .import_ops import NodeCx, _same_dtypes, check_elements, op
 
 __all__: list = []    # the translations register themselves in import_ops.OPS
 
@@ -18,6 +20,131 @@ def _static(cx: NodeCx, v, what="input"):
         raise cx.refuse(f"{cx.node.op_type} needs the {what}'s shape known while building "
                         f"({v.type})")
     return tuple(v.shape)
+
+
+# -- activations ----------------------------------------------------------------------------------
+def _float_input(cx) -> Value:
+    x = cx.x(0)
+    if not x.dtype.is_floating:
+        raise cx.where.damaged(f"{cx.node.op_type} takes floating inputs, got {x.type}")
+    return x
+
+
+def _where_negative(cx, x, neg, pos=None, strict=True):
+    cond = cx.emit("Less" if strict else "LessEqual", x, cx.scalar(0, x))
+    return cx.emit("Select", cond, neg, x if pos is None else pos)
+
+
+@op("LeakyRelu")
+def _leaky(cx):
+    x = _float_input(cx)
+    return [_where_negative(cx, x, cx.emit("Mul", x, cx.scalar(cx.attrs.float("alpha", 0.01),
+                                                                 x)))]
+
+
+@op("PRelu")
+def _prelu(cx):
+    x, slope = cx.x(0), cx.x(1)
+    _same_dtypes(cx, x, slope)
+    cond = cx.emit("Less", x, cx.scalar(0, x))
+    return [cx.emit("Select", cond, cx.emit("Mul", x, slope), x)]
+
+
+@op("Elu")
+def _elu(cx):
+    x = _float_input(cx)
+    alpha = cx.attrs.float("alpha", 1.0)
+    return [_where_negative(cx, x, cx.emit("Mul", cx.emit("Expm1", x), cx.scalar(alpha, x)))]
+
+
+@op("Selu")
+def _selu(cx):
+    x = _float_input(cx)
+    alpha = cx.attrs.float("alpha", 1.67326319217681884765625)
+    gamma = cx.attrs.float("gamma", 1.05070102214813232421875)
+    neg = cx.emit("Mul", cx.emit("Expm1", x), cx.scalar(alpha, x))
+    return [cx.emit("Mul", _where_negative(cx, x, neg, strict=False), cx.scalar(gamma, x))]
+
+
+@op("Celu")
+def _celu(cx):
+    x = _float_input(cx)
+    a = cx.scalar(cx.attrs.float("alpha", 1.0), x)
+    neg = cx.emit("Mul", cx.emit("Expm1", cx.emit("RealDiv", x, a)), a)
+    zero = cx.scalar(0, x)
+    return [cx.emit("Add", cx.emit("Maximum", x, zero), cx.emit("Minimum", neg, zero))]
+
+
+def _hard_sigmoid(cx, x, alpha, beta):
+    y = cx.emit("Add", cx.emit("Mul", x, cx.scalar(alpha, x)), cx.scalar(beta, x))
+    return cx.emit("Maximum", cx.emit("Minimum", y, cx.scalar(1, x)), cx.scalar(0, x))
+
+
+@op("HardSigmoid")
+def _hsig(cx):
+    x = _float_input(cx)
+    return [_hard_sigmoid(cx, x, cx.attrs.float("alpha", 0.2), cx.attrs.float("beta", 0.5))]
+
+
+@op("HardSwish")
+def _hswish(cx):
+    x = _float_input(cx)
+    return [cx.emit("Mul", x, _hard_sigmoid(cx, x, 1 / 6, 0.5))]
+
+
+@op("Softsign")
+def _softsign(cx):
+    x = _float_input(cx)
+    return [cx.emit("RealDiv", x, cx.emit("Add", cx.emit("Abs", x), cx.scalar(1, x)))]
+
+
+def _softplus_of(cx, x):
+    return cx.emit("Log", cx.emit("Add", cx.emit("Exp", x), cx.scalar(1, x)))
+
+
+@op("Softplus")
+def _softplus(cx):
+    return [_softplus_of(cx, _float_input(cx))]
+
+
+@op("Mish")
+def _mish(cx):
+    x = _float_input(cx)
+    return [cx.emit("Mul", x, cx.emit("Tanh", _softplus_of(cx, x)))]
+
+
+@op("ThresholdedRelu")
+def _trelu(cx):
+    x = _float_input(cx)
+    cond = cx.emit("Greater", x, cx.scalar(cx.attrs.float("alpha", 1.0), x))
+    return [cx.emit("Select", cond, x, cx.scalar(0, x))]
+
+
+@op("Shrink")
+def _shrink(cx):
+    x = cx.x(0)
+    bias, lambd = cx.attrs.float("bias", 0.0), cx.attrs.float("lambd", 0.5)
+    low = cx.emit("Less", x, cx.scalar(-lambd, x))
+    high = cx.emit("Greater", x, cx.scalar(lambd, x))
+    inner = cx.emit("Select", high, cx.emit("Sub", x, cx.scalar(bias, x)), cx.scalar(0, x))
+    return [cx.emit("Select", low, cx.emit("Add", x, cx.scalar(bias, x)), inner)]
+
+
+@op("Gelu")
+def _gelu(cx):
+    x = _float_input(cx)
+    approx = cx.attrs.string("approximate", "none")
+    half = cx.emit("Mul", x, cx.scalar(0.5, x))
+    if approx == "tanh":
+        inner = cx.emit("Mul", cx.emit("Add", x, cx.emit("Mul", cx.emit(
+            "Mul", cx.emit("Mul", x, x), x), cx.scalar(0.044715, x))),
+            cx.scalar(np.sqrt(2 / np.pi), x))
+        t = cx.emit("Tanh", inner)
+    elif approx == "none":
+        t = cx.emit("Erf", cx.emit("Mul", x, cx.scalar(1 / np.sqrt(2), x)))
+    else:
+        raise cx.where.damaged(f"approximate must be 'none' or 'tanh', got {approx!r}")
+    return [cx.emit("Mul", half, cx.emit("Add", t, cx.scalar(1, x)))]
 
 
 @op("Swish")
