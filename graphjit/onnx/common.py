@@ -28,5 +28,9 @@ TO_ONNX = {
 if D.bfloat16 is not None:     # with ml_dtypes (a dependency of the onnx extra)
     TO_ONNX[D.bfloat16] = TensorProto.BFLOAT16
 
-#: ONNX TensorProto element type -> graphjit dtype (the types graphjit has).
+#: ONNX TensorProto element type -> graphjit dtype (the types graphjit has). The unsigned
+#: 16/32/64-bit ones are read; export refuses them by name (ONNX Runtime lacks most of
+#: their kernels), so they are not in TO_ONNX.
 FROM_ONNX = {v: k for k, v in TO_ONNX.items()}
+FROM_ONNX.update({TensorProto.UINT16: D.uint16, TensorProto.UINT32: D.uint32,
+                  TensorProto.UINT64: D.uint64})

@@ -1,7 +1,7 @@
 """ONNX node -> graphjit nodes: window functions (HannWindow, HammingWindow,
 BlackmanWindow, constants of a constant size), linear quantization (QuantizeLinear,
-DequantizeLinear, DynamicQuantizeLinear: int8, uint8 and int16, per tensor, per axis or
-blocked), integer products (MatMulInteger, ConvInteger) and Det (the Leibniz sum over
+DequantizeLinear, DynamicQuantizeLinear: int8, uint8, int16 and uint16, per tensor, per
+axis or blocked), integer products (MatMulInteger, ConvInteger) and Det (the Leibniz sum over
 permutations, matrices up to 5x5), as the ONNX reference computes them."""
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from .import_ops import NodeCx, op
 
 __all__: list = []    # the translations register themselves in import_ops.OPS
 
-_RANGES = {D.uint8: (0, 255), D.int8: (-128, 127), D.int16: (-32768, 32767)}
+_RANGES = {D.uint8: (0, 255), D.int8: (-128, 127), D.int16: (-32768, 32767),
+           D.uint16: (0, 65535)}
 
 
 # -- windows --------------------------------------------------------------------------------------
@@ -71,7 +72,7 @@ def _quant_dtype(cx, zp):
     else:
         dt = D.uint8
     if dt not in _RANGES:
-        raise cx.refuse(f"quantization to {dt} is not supported (int8, uint8, int16)")
+        raise cx.refuse(f"quantization to {dt} is not supported (int8, uint8, int16, uint16)")
     return dt
 
 
@@ -208,7 +209,7 @@ def _requantize(cx, acc, ratio, zp, dtype, round_first=True):
         y = cx.emit("Add", y, cx.emit("Cast", zp, dtype=D.float64))
     lo, hi = _RANGES.get(dtype, (None, None))
     if lo is None:
-        raise cx.refuse(f"requantization to {dtype} is not supported (int8, uint8, int16)")
+        raise cx.refuse(f"requantization to {dtype} is not supported (int8, uint8, int16, uint16)")
     if round_first:
         y = cx.emit("Round", y)
     y = cx.emit("Minimum", cx.emit("Maximum", y, cx.array(np.float64(lo))),

@@ -180,6 +180,8 @@ _TYPED_FIELDS = {
     TensorProto.INT16: "int32_data", TensorProto.INT8: "int32_data",
     TensorProto.UINT8: "int32_data", TensorProto.BOOL: "int32_data",
     TensorProto.FLOAT16: "int32_data", TensorProto.BFLOAT16: "int32_data",
+    TensorProto.UINT16: "int32_data", TensorProto.UINT32: "uint64_data",
+    TensorProto.UINT64: "uint64_data",
 }
 
 

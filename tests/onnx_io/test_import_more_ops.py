@@ -458,3 +458,18 @@ def test_tfidf_vectorizer_uni_bi_and_trigrams_with_skips(mode):
                        ngram_indexes=[0, 1, 2, 3, 4, 5, 6, 7], pool_int64s=pool,
                        weights=[0.5, 1.0, 2.0, 1.5, 3.0, 0.25, 1.0, 2.0])
     check(node, {"x": x})
+
+
+@pytest.mark.parametrize("code,np_dtype", [(onnx.TensorProto.UINT16, np.uint16),
+                                           (onnx.TensorProto.UINT32, np.uint32),
+                                           (onnx.TensorProto.UINT64, np.uint64)])
+def test_unsigned_wide_dtypes_are_read_from_typed_fields_and_inputs(code, np_dtype):
+    c = h.make_tensor("c", code, [3], [1, 2, 65535])      # typed fields, not raw_data
+    g = h.make_graph([h.make_node("Add", ["x", "c"], ["y"])], "u",
+                     [h.make_tensor_value_info("x", code, [3])],
+                     [h.make_tensor_value_info("y", code, [3])], initializer=[c])
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 17)])
+    x = np.array([5, 0, 1], np_dtype)
+    got = import_model(m).run_arrays([x])[0]
+    assert got.dtype == np_dtype
+    np.testing.assert_array_equal(got, x + np.array([1, 2, 65535], np_dtype))

@@ -60,10 +60,6 @@ string_concat string_split stringnormalizer tfidfvectorizer
 # hides a regression into another failure.
 _NO_DTYPE = r"element type \w+ has no graphjit dtype"
 SKIPS = {
-    "graphjit has no unsigned 16/32/64-bit dtypes (uint16, uint32, uint64)": (
-        [r"test_.*_(uint16|uint32|uint64|ui64_bcast_3v1d)(_expanded)?", r"test_bitwise_not_3d",
-         r"test_bitcast_uint(16|32)_to_int(16|32)"],
-        _NO_DTYPE),
     "graphjit has no 8-, 4- or 2-bit dtypes (float8, float4, int4, int2...)": (
         [r"test_cast(like)?_.*(FLOAT8|FLOAT4E2M1|INT4|INT2|UINT4|UINT2|E8M0).*",
          r"test_(de)?quantizelinear_(e4m3fn.*|e5m2|uint4|int4|uint2|int2|float4e2m1)"],
