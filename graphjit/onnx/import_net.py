@@ -66,14 +66,34 @@ def _conv(cx):
     return [y]
 
 
+def _needs_nd(cx, kernel, avg):
+    """Whether a pool goes to import_pool's separable form: a 1-D or 3-D window, an
+    AveragePool with dilations, or padding wider than half the window (graphjit's own
+    pools refuse it, as PyTorch and MindSpore do; ONNX defines it)."""
+    if len(kernel) != 2:
+        return True
+    dil = cx.attrs.ints("dilations", (1, 1))
+    if avg and tuple(dil) != (1, 1):
+        return True
+    pads = cx.attrs.ints("pads", (0, 0, 0, 0)) if cx.attrs.string("auto_pad", "NOTSET") == \
+        "NOTSET" else (0, 0, 0, 0)
+    if len(pads) != 4 or len(dil) != 2:
+        return False       # _window_attrs names the damage
+    return any(p > (dil[i % 2] * (kernel[i % 2] - 1) + 1) // 2 for i, p in enumerate(pads))
+
+
 @op("MaxPool")
 def _max_pool(cx):
+    from .import_pool import pool_nd
     x = cx.x(0)
     if len(cx.node.output) > 1 and cx.node.output[1]:
         raise cx.refuse("MaxPool's Indices output is not supported")
     if cx.attrs.int("storage_order", 0):
         raise cx.refuse("MaxPool storage_order=1 is not supported")
-    k, s, d, mode, pad = _window_attrs(cx, x, cx.attrs.ints("kernel_shape"))
+    kernel = cx.attrs.ints("kernel_shape")
+    if _needs_nd(cx, kernel, False):
+        return [pool_nd(cx, x, "max")]
+    k, s, d, mode, pad = _window_attrs(cx, x, kernel)
     return [cx.emit("MaxPool", x, kernel_size=tuple(k), strides=tuple(s), dilation=tuple(d),
                     pad_mode=mode, pad=tuple(pad),
                     ceil_mode=bool(cx.attrs.int("ceil_mode", 0)))]
@@ -81,10 +101,12 @@ def _max_pool(cx):
 
 @op("AveragePool")
 def _avg_pool(cx):
+    from .import_pool import pool_nd
     x = cx.x(0)
-    k, s, d, mode, pad = _window_attrs(cx, x, cx.attrs.ints("kernel_shape"))
-    if tuple(d) != (1, 1):
-        raise cx.refuse("AveragePool with dilations is not supported")
+    kernel = cx.attrs.ints("kernel_shape")
+    if _needs_nd(cx, kernel, True):
+        return [pool_nd(cx, x, "avg")]
+    k, s, d, mode, pad = _window_attrs(cx, x, kernel)
     return [cx.emit("AvgPool", x, kernel_size=tuple(k), strides=tuple(s), pad_mode=mode,
                     pad=tuple(pad), ceil_mode=bool(cx.attrs.int("ceil_mode", 0)),
                     count_include_pad=bool(cx.attrs.int("count_include_pad", 0)))]

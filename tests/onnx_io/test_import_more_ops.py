@@ -473,3 +473,19 @@ def test_unsigned_wide_dtypes_are_read_from_typed_fields_and_inputs(code, np_dty
     got = import_model(m).run_arrays([x])[0]
     assert got.dtype == np_dtype
     np.testing.assert_array_equal(got, x + np.array([1, 2, 65535], np_dtype))
+
+
+# -- pools graphjit's own MaxPool/AvgPool do not take ---------------------------------------------
+@pytest.mark.parametrize("op_type", ["MaxPool", "AveragePool"])
+@pytest.mark.parametrize("include", [0, 1])
+def test_pool_3d_with_strides_and_wide_pads_against_onnx_runtime(op_type, include):
+    attrs = dict(kernel_shape=[2, 3, 2], strides=[1, 2, 2], pads=[1, 2, 0, 1, 2, 1])
+    if op_type == "AveragePool":
+        attrs["count_include_pad"] = include
+    check(h.make_node(op_type, ["x"], ["y"], **attrs), {"x": f32(2, 3, 4, 5, 6)}, rtol=1e-5)
+
+
+@pytest.mark.parametrize("op_type", ["MaxPool", "AveragePool"])
+def test_pool_1d_and_dilated_average_with_ceil_mode_against_the_reference(op_type):
+    check(h.make_node(op_type, ["x"], ["y"], kernel_shape=[3], strides=[2], ceil_mode=1,
+                      dilations=[2], pads=[1, 1]), {"x": f32(2, 3, 10)}, reference=True)

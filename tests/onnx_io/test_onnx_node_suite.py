@@ -79,15 +79,8 @@ SKIPS = {
     "graphjit has no image decoding (ImageDecoder takes encoded bytes)": (
         [r"test_image_decoder_.*"],
         r"graphjit cannot express"),
-    "graphjit's MaxPool and AvgPool are 2-D only (no 1-D or 3-D windows)": (
-        [r"test_(average|max)pool_(1d|3d).*"], r"graphjit has 2-D windows only"),
     "graphjit's ConvTranspose and LpPool have 1-D and 2-D windows only (no 3-D)": (
         [r"test_convtranspose_3d", r"test_lppool_3d_default"], r"graphjit has 2-D windows only"),
-    "graphjit's AvgPool has no dilations": (
-        [r"test_averagepool_2d_dilations"], r"AveragePool with dilations is not supported"),
-    "graphjit's pooling refuses padding larger than half the window (as PyTorch and "
-    "MindSpore do)": ([r"test_averagepool_2d_pads(_count_include_pad)?", r"test_maxpool_2d_pads"],
-                      r"is larger than half the window"),
     "MaxPool's second output (flat indices) has no graphjit form": (
         [r"test_maxpool_with_argmax.*"], r"MaxPool's Indices output is not supported"),
     "graphjit's ReduceMax/ReduceMin refuse a reduced dim of size 0 at build time "
