@@ -1,6 +1,9 @@
 """ONNX node -> graphjit nodes: the network ops (Conv, MaxPool, AveragePool, global
-pooling, BatchNormalization, LayerNormalization), 2-D windows only."""
+pooling, BatchNormalization, LayerNormalization): graphjit's 2-D windows (a 1-D Conv as
+one of height 1; other pools in import_pool.py)."""
 from __future__ import annotations
+
+import numpy as np
 
 from .import_nn import _norm, _rank
 from .import_ops import op
@@ -86,17 +89,31 @@ def _needs_nd(cx, kernel, avg):
 def _max_pool(cx):
     from .import_pool import pool_nd
     x = cx.x(0)
-    if len(cx.node.output) > 1 and cx.node.output[1]:
-        raise cx.refuse("MaxPool's Indices output is not supported")
-    if cx.attrs.int("storage_order", 0):
-        raise cx.refuse("MaxPool storage_order=1 is not supported")
+    indices = len(cx.node.output) > 1 and cx.node.output[1]
     kernel = cx.attrs.ints("kernel_shape")
     if _needs_nd(cx, kernel, False):
+        if indices:
+            raise cx.refuse("MaxPool's Indices output is supported for 2-D windows only")
         return [pool_nd(cx, x, "max")]
     k, s, d, mode, pad = _window_attrs(cx, x, kernel)
-    return [cx.emit("MaxPool", x, kernel_size=tuple(k), strides=tuple(s), dilation=tuple(d),
-                    pad_mode=mode, pad=tuple(pad),
-                    ceil_mode=bool(cx.attrs.int("ceil_mode", 0)))]
+    attrs = dict(kernel_size=tuple(k), strides=tuple(s), dilation=tuple(d), pad_mode=mode,
+                 pad=tuple(pad), ceil_mode=bool(cx.attrs.int("ceil_mode", 0)))
+    if not indices:
+        return [cx.emit("MaxPool", x, **attrs)]
+    # graphjit's index is into each H * W plane; ONNX's into the whole N * C * H * W
+    y, at = cx.emit("MaxPool", x, return_indices=True, **attrs)
+    n, c, h, w = x.shape
+    if any(v is None for v in (n, c, h, w)):
+        raise cx.refuse("MaxPool's Indices output needs the input's shape known while "
+                        "building")
+    plane = (np.arange(n * c, dtype=np.int64) * h * w).reshape(n, c, 1, 1)
+    from ..ir import dtypes as D
+    at = cx.keep(at, D.int64)
+    if cx.attrs.int("storage_order", 0):      # column-major within the plane: w * H + h
+        width = cx.array(np.int64(w))
+        at = cx.emit("Add", cx.emit("Mul", cx.emit("FloorMod", at, width), cx.array(np.int64(h))),
+                     cx.emit("FloorDiv", at, width))
+    return [y, cx.emit("Add", at, cx.array(plane))]
 
 
 @op("AveragePool")

@@ -489,3 +489,10 @@ def test_pool_3d_with_strides_and_wide_pads_against_onnx_runtime(op_type, includ
 def test_pool_1d_and_dilated_average_with_ceil_mode_against_the_reference(op_type):
     check(h.make_node(op_type, ["x"], ["y"], kernel_shape=[3], strides=[2], ceil_mode=1,
                       dilations=[2], pads=[1, 1]), {"x": f32(2, 3, 10)}, reference=True)
+
+
+@pytest.mark.parametrize("order", [0, 1])
+def test_max_pool_indices_over_the_whole_tensor(order):
+    node = h.make_node("MaxPool", ["x"], ["y", "i"], kernel_shape=[2, 2], strides=[2, 1],
+                       pads=[1, 0, 0, 1], storage_order=order)
+    check(node, {"x": f32(2, 3, 5, 4)})

@@ -81,8 +81,6 @@ SKIPS = {
         r"graphjit cannot express"),
     "graphjit's ConvTranspose and LpPool have 1-D and 2-D windows only (no 3-D)": (
         [r"test_convtranspose_3d", r"test_lppool_3d_default"], r"graphjit has 2-D windows only"),
-    "MaxPool's second output (flat indices) has no graphjit form": (
-        [r"test_maxpool_with_argmax.*"], r"MaxPool's Indices output is not supported"),
     "graphjit's ReduceMax/ReduceMin refuse a reduced dim of size 0 at build time "
     "(ONNX gives -inf/+inf)": ([r"test_reduce_(max|min)_empty_set(_bool)?"],
                                r"cannot reduce over an empty dim"),
