@@ -139,12 +139,35 @@ def _global_pool(cx):
 
 @op("BatchNormalization")
 def _batch_norm(cx):
-    if cx.attrs.int("training_mode", 0) or len([o for o in cx.node.output if o]) > 1:
-        raise cx.refuse("BatchNormalization in training mode is not supported")
+    if cx.attrs.int("training_mode", 0):
+        return _batch_norm_training(cx)
+    if len([o for o in cx.node.output if o]) > 1:
+        raise cx.refuse("BatchNormalization's running statistics outputs need training_mode=1 "
+                        "(opset 14+); the older training forms are not supported")
     x = cx.x(0)
     y = cx.emit("BatchNorm", x, cx.x(1), cx.x(2), cx.x(3), cx.x(4), is_training=False,
                 epsilon=cx.attrs.float("epsilon", 1e-5))
     return [y[0]]
+
+
+def _batch_norm_training(cx):
+    """Normalized by the batch's mean and (biased) variance per channel; the running
+    statistics come out updated: running * momentum + batch * (1 - momentum)."""
+    x, scale, bias, mean, var = (cx.x(i) for i in range(5))
+    r = _rank(cx, x)
+    axes = (0,) + tuple(range(2, r))
+    eps, momentum = cx.attrs.float("epsilon", 1e-5), cx.attrs.float("momentum", 0.9)
+    m = cx.emit("ReduceMean", x, axis=axes, keep_dims=True)
+    d = cx.emit("Sub", x, m)
+    v = cx.emit("ReduceMean", cx.emit("Mul", d, d), axis=axes, keep_dims=True)
+    shape = (-1,) + (1,) * (r - 2)
+    y = cx.emit("RealDiv", d, cx.emit("Sqrt", cx.emit("Add", v, cx.scalar(eps, v))))
+    y = cx.emit("Add", cx.emit("Mul", y, cx.emit("Reshape", scale, shape=shape)),
+                cx.emit("Reshape", bias, shape=shape))
+    flat = lambda t: cx.emit("Reshape", t, shape=(-1,))        # noqa: E731
+    run = lambda old, new: cx.emit("Add", cx.emit("Mul", old, cx.scalar(momentum, old)),  # noqa
+                                   cx.emit("Mul", flat(new), cx.scalar(1 - momentum, old)))
+    return [y, run(mean, m), run(var, v)]
 
 
 @op("LayerNormalization")

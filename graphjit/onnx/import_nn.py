@@ -466,8 +466,10 @@ def _topk(cx):
 def _dropout(cx):
     x = cx.x(0)
     train = cx.const(2, "training mode")
-    if (train is not None and bool(np.asarray(train).reshape(-1)[0])) or \
-            cx.attrs.int("is_test", 1) == 0 and cx.opset < 7:
+    ratio = cx.const(1, "ratio") if cx.opset >= 12 else None
+    zero = ratio is not None and ratio.size == 1 and float(ratio.reshape(-1)[0]) == 0.0
+    if ((train is not None and bool(np.asarray(train).reshape(-1)[0])) or
+            cx.attrs.int("is_test", 1) == 0 and cx.opset < 7) and not zero:
         raise cx.refuse("Dropout in training mode (random) is not supported")
     outs = [cx.emit("Identity", x)]
     if len(cx.node.output) > 1 and cx.node.output[1]:

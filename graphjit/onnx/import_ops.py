@@ -415,11 +415,35 @@ def _reduce(cx):
     axes = reduce_axes(cx, since)
     if axes == "noop":
         return [cx.emit("Identity", x)]
+    if gj in ("ReduceMax", "ReduceMin") and x.shape is not None and \
+            all(d is not None for d in x.shape):
+        empty = _empty_extremum(cx, x, axes, keep, gj == "ReduceMax")
+        if empty is not None:
+            return [empty]
     y = x if pre is None else cx.emit(pre, x)
     y = cx.emit(gj, y, axis=axes, keep_dims=keep)
     if post is not None:
         y = cx.emit(post, y)
     return [cx.keep(y, x.dtype)]
+
+
+def _empty_extremum(cx, x, axes, keep, is_max):
+    """ONNX's max (min) over an empty reduced dim: the dtype's lowest (highest) value,
+    -inf (+inf) for floats; None when no reduced dim is empty."""
+    r = len(x.shape)
+    red = tuple(range(r)) if axes is None else tuple(
+        a % r for a in (axes if isinstance(axes, tuple) else (axes,)))
+    if not any(x.shape[a] == 0 for a in red):
+        return None
+    shape = tuple(1 if i in red else d for i, d in enumerate(x.shape) if keep or i not in red)
+    if x.dtype.is_bool:
+        value = not is_max
+    elif x.dtype.is_floating:
+        value = -np.inf if is_max else np.inf
+    else:
+        info = np.iinfo(x.dtype.np)
+        value = int(info.min if is_max else info.max)
+    return cx.emit("Fill", shape=shape, dtype=x.dtype, value=value)
 
 
 @op("ArgMax", "ArgMin")

@@ -1,5 +1,6 @@
 """ONNX MaxPool and AveragePool where graphjit's 2-D MaxPool/AvgPool cannot take them
-(1-D and 3-D windows, AvgPool with dilations, padding larger than half the window):
+(1-D and 3-D windows, AvgPool with dilations, padding larger than half the window), and
+LpPool over 3-D windows:
 pooling is separable, so each spatial axis is pooled in turn by constant tables made
 while building, with the windows, the ceil_mode extra padding and the counted taps of
 the ONNX reference (op_pool_common): a sum matrix and per-axis counts for averages, a
@@ -51,8 +52,9 @@ def _explicit_pads(cx, shape, kernel, strides, dil):
     return begin, end
 
 
-def pool_nd(cx: NodeCx, x, kind: str):
-    """kind 'max' or 'avg': the pooled x, one spatial axis at a time."""
+def pool_nd(cx: NodeCx, x, kind: str, p: int = 2):
+    """kind 'max', 'avg' or 'lp' (LpPool's p-norm of each window): the pooled x, one
+    spatial axis at a time."""
     shape = _static(cx, x)
     k = len(shape) - 2
     kernel = tuple(cx.attrs.ints("kernel_shape"))
@@ -67,6 +69,8 @@ def pool_nd(cx: NodeCx, x, kind: str):
         raise cx.where.damaged("ceil_mode cannot be combined with auto_pad")
     r = len(shape)
     y = x if kind == "max" else (x if x.dtype.is_floating else cx.keep(x, D.float32))
+    if kind == "lp":
+        y = cx.emit("Pow", cx.emit("Abs", y), cx.scalar(p, y))
     divisor = None
     for i in range(k):
         a = 2 + i
@@ -80,7 +84,7 @@ def pool_nd(cx: NodeCx, x, kind: str):
         perm = tuple(j for j in range(r) if j != a) + (a,)
         back = tuple(int(j) for j in np.argsort(perm))
         t = cx.emit("Transpose", y, perm=perm)
-        if kind == "avg":
+        if kind != "max":
             table = np.zeros((n, out), y.dtype.np)
             for o in range(out):
                 np.add.at(table[:, o], pos[o][real[o]], 1)
@@ -97,6 +101,7 @@ def pool_nd(cx: NodeCx, x, kind: str):
             t = cx.emit("ReduceMax", taps, axis=-1, keep_dims=False)
         y = cx.emit("Transpose", t, perm=back)
     if kind == "avg":
-        y = cx.emit("RealDiv", y, cx.array(divisor.astype(y.dtype.np)))
-        y = cx.keep(y, x.dtype)
+        y = cx.keep(cx.emit("RealDiv", y, cx.array(divisor.astype(y.dtype.np))), x.dtype)
+    elif kind == "lp":
+        y = cx.keep(cx.emit("Pow", y, cx.scalar(1.0 / p, y)), x.dtype)
     return y

@@ -95,9 +95,12 @@ def _lp_pool(cx):
     """(sum over each window of |x|^p)^(1/p): the window sums a convolution of each
     channel by ones (padding adds zeros)."""
     x = cx.x(0)
-    shape, k = _spatial(cx, x)
     if not x.dtype.is_floating:
         raise cx.where.damaged(f"LpPool takes floats, got {x.type}")
+    if x.shape is not None and len(x.shape) == 5:
+        from .import_pool import pool_nd
+        return [pool_nd(cx, x, "lp", cx.attrs.int("p", 2))]
+    shape, k = _spatial(cx, x)
     kernel = _per_dim(cx, "kernel_shape", k, None)
     strides = _per_dim(cx, "strides", k, 1)
     dil = _per_dim(cx, "dilations", k, 1)

@@ -221,10 +221,31 @@ def test_lrn_over_an_even_window():
 
 
 # -- refusals -------------------------------------------------------------------------------------
-def test_three_d_windows_are_refused_by_name():
-    node = h.make_node("LpPool", ["x"], ["y"], kernel_shape=[2, 2, 2])
-    with pytest.raises(OnnxImportError, match="LpPool over 3 spatial dims"):
-        import_model(_model(node, {"x": f32(1, 1, 3, 3, 3)}))
+def test_three_d_conv_transpose_is_refused_by_name():
+    node = h.make_node("ConvTranspose", ["x", "w"], ["y"])
+    with pytest.raises(OnnxImportError, match="ConvTranspose over 3 spatial dims"):
+        import_model(_model(node, {"x": f32(1, 1, 3, 3, 3), "w": f32(1, 1, 2, 2, 2)}))
+
+
+def test_lp_pool_3d_against_the_reference():
+    node = h.make_node("LpPool", ["x"], ["y"], kernel_shape=[2, 2, 2], p=3,
+                       pads=[1, 0, 0, 0, 1, 1], strides=[1, 2, 1])
+    check(node, {"x": f32(1, 2, 3, 4, 5)}, reference=True, rtol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.bool_])
+@pytest.mark.parametrize("op_type", ["ReduceMax", "ReduceMin"])
+def test_max_and_min_over_an_empty_dim(dtype, op_type):
+    x = np.zeros((2, 0, 3), dtype)
+    node = h.make_node(op_type, ["x", "axes"], ["y"], keepdims=1)
+    check(node, {"x": x}, {"axes": np.array([1], np.int64)}, reference=True)
+
+
+def test_batch_norm_in_training_mode_against_the_reference():
+    node = h.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y", "rm", "rv"],
+                       training_mode=1, momentum=0.8, epsilon=1e-3)
+    check(node, {"x": f32(4, 3, 2, 5)}, {"s": f32(3), "b": f32(3), "m": f32(3),
+                                         "v": np.abs(f32(3))}, reference=True, rtol=1e-4)
 
 
 @pytest.mark.parametrize("sort", [0, 1])
