@@ -82,10 +82,15 @@ class NodeCx:
         c = evaluate(v)
         if c is None:
             prefix = f"{self.where}: " if self.where.parts else ""
+            name, source = self.names[i], _graph_input_source(self.g, v)
+            via = ""
+            if source is not None and source != name:
+                via = f", computed from the graph input '{source}'"
+                name = source
             raise NeedsConstantError(
                 f"cannot import the ONNX model '{self.where.label}': {prefix}input {i} "
-                f"('{self.names[i]}', the {what}) must be a constant: graphjit needs it "
-                f"while it builds the graph", self.names[i],
+                f"('{self.names[i]}', the {what}{via}) must be a constant: graphjit needs it "
+                f"while it builds the graph", name,
                 hint="make it an initializer or a Constant node (onnx-simplifier can fold it)")
         return c
 
@@ -141,6 +146,33 @@ class NodeCx:
     def dtype_attr(self, name: str, default=None) -> D.DType:
         code = self.attrs.int(name, default)
         return elem_dtype(code, self.where / f"attribute '{name}'")
+
+
+def _graph_input_source(graph, v: Value) -> Optional[str]:
+    """The name of the one parameter of `graph` that v is computed from through pure
+    ops and constants (a pads input computed from a `shape` input), else None."""
+    params = {id(p): p for p in graph.params}
+    found, seen, todo = [], set(), [v]
+    while todo:
+        u = todo.pop()
+        if id(u) in seen:
+            continue
+        seen.add(id(u))
+        if id(u) in params:
+            found.append(params[id(u)])
+            continue
+        if u.producer is not None and u.producer.op == "Shape" and evaluate(u) is not None:
+            continue                  # a static shape: known whatever the values
+        p = u.producer
+        if p is None:
+            return None
+        opdef = get_op(p.op)
+        if opdef.family == "control" or opdef.effects is not None or p.subgraphs() or \
+                len(seen) > 4096:
+            return None
+        todo.extend(p.inputs)
+    names = {q.name for q in found}
+    return names.pop() if len(names) == 1 and None not in names else None
 
 
 def evaluate(v: Value, env: Optional[Dict[int, np.ndarray]] = None) -> Optional[np.ndarray]:

@@ -517,3 +517,21 @@ def test_max_pool_indices_over_the_whole_tensor(order):
     node = h.make_node("MaxPool", ["x"], ["y", "i"], kernel_shape=[2, 2], strides=[2, 1],
                        pads=[1, 0, 0, 1], storage_order=order)
     check(node, {"x": f32(2, 3, 5, 4)})
+
+
+def test_a_value_needed_while_building_names_the_graph_input_it_comes_from():
+    from graphjit.onnx.importer import NeedsConstantError
+    nodes = [h.make_node("Shape", ["x"], ["s"]), h.make_node("Sub", ["want", "s"], ["d"]),
+             h.make_node("Concat", ["zero", "d"], ["pads"], axis=0),
+             h.make_node("Pad", ["x", "pads"], ["y"])]
+    g = h.make_graph(nodes, "p", [h.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [3]),
+                                  h.make_tensor_value_info("want", onnx.TensorProto.INT64, [1])],
+                     [h.make_tensor_value_info("y", onnx.TensorProto.FLOAT, None)],
+                     initializer=[numpy_helper.from_array(np.array([0], np.int64), "zero")])
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 17)])
+    with pytest.raises(NeedsConstantError, match="computed from the graph input 'want'") as e:
+        import_model(m)
+    assert e.value.input_name == "want"
+    m.graph.initializer.append(numpy_helper.from_array(np.array([5], np.int64), "want"))
+    y = import_model(m).run_arrays([np.ones(3, np.float32)])[0]     # want: a constant now
+    np.testing.assert_array_equal(y, [1, 1, 1, 0, 0])

@@ -81,12 +81,6 @@ SKIPS = {
         r"graphjit cannot express"),
     "graphjit's ConvTranspose has 1-D and 2-D windows only (no 3-D)": (
         [r"test_convtranspose_3d"], r"graphjit has 2-D windows only"),
-    "a value graphjit needs while building (Pad's pads, Range's limit, ConstantOfShape's "
-    "shape) is computed at run time from a graph input (the shape of CenterCropPad's "
-    "expanded function, the size of the windows' and of AffineGrid's)": (
-        [r"test_center_crop_pad_.*_expanded", r"test_(hann|hamming|blackman)window.*_expanded",
-         r"test_affine_grid_.*_expanded"],
-        r"must be a constant"),
     "random Dropout in training mode (a nonzero ratio) is not imported": (
         [r"test_training_dropout(_default)?(_mask)?"], r"training mode"),
 }
