@@ -48,6 +48,23 @@ def _affine_grid(cx):
     return [cx.keep(cx.emit("Reshape", y, shape=(n,) + sizes + (k,)), D.float32)]
 
 
+def scatter_table(image, block, cols, strides, begin, dil, dtype):
+    """(prod(block) * prod(cols), prod(image)) 0/1: which kernel offset at which block
+    position lands on which pixel (pos * stride - pad + offset * dilation), rows offset
+    major, both row-major."""
+    k = len(image)
+    ll = int(np.prod(cols))
+    table = np.zeros((int(np.prod(block)) * ll, int(np.prod(image))), dtype)
+    offs = np.indices(block).reshape(k, -1).T          # kernel offsets, row-major
+    pos = np.indices(cols).reshape(k, -1).T            # block positions, row-major
+    for a, off in enumerate(offs):
+        at = pos * np.array(strides) - np.array(begin) + off * np.array(dil)
+        ok = np.all((at >= 0) & (at < np.array(image)), axis=1)
+        flat = np.ravel_multi_index(tuple(at[ok].T), tuple(image)) if ok.any() else []
+        table[a * ll + np.nonzero(ok)[0], flat] += 1
+    return table
+
+
 @op("Col2Im")
 def _col2im(cx):
     x = cx.x(0)
@@ -67,16 +84,8 @@ def _col2im(cx):
     if xs[1] % kk or xs[2] != ll:
         raise cx.where.damaged(f"the input {x.type} does not hold {kk} kernel positions of "
                                f"{ll} blocks")
-    pixels = int(np.prod(image))
-    check_elements(cx, (kk * ll, pixels))
-    table = np.zeros((kk * ll, pixels), x.dtype.np)
-    offs = np.indices(block).reshape(k, -1).T          # kernel offsets, row-major
-    pos = np.indices(cols).reshape(k, -1).T            # block positions, row-major
-    for a, off in enumerate(offs):
-        at = pos * np.array(strides) - np.array(pads[:k]) + off * np.array(dil)
-        ok = np.all((at >= 0) & (at < np.array(image)), axis=1)
-        flat = np.ravel_multi_index(tuple(at[ok].T), image) if ok.any() else []
-        table[a * ll + np.nonzero(ok)[0], flat] += 1
+    check_elements(cx, (kk * ll, int(np.prod(image))))
+    table = scatter_table(image, block, cols, strides, pads[:k], dil, x.dtype.np)
     c = xs[1] // kk
     y = cx.emit("MatMul", cx.emit("Reshape", x, shape=(xs[0], c, kk * ll)), cx.array(table))
     return [cx.emit("Reshape", y, shape=(xs[0], c) + tuple(image))]

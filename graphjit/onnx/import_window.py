@@ -1,21 +1,22 @@
 """ONNX node -> graphjit nodes: windowed ops built on graphjit's 2-D convolution
-(ConvTranspose as Conv2DBackpropInput, LpPool as a convolution by ones); a 1-D window
-is a 2-D one of height 1. 3-D windows are refused (graphjit has 2-D windows only)."""
+(ConvTranspose as Conv2DBackpropInput, LpPool as a convolution by ones, DeformConv,
+CausalConvWithState); a 1-D window is a 2-D one of height 1. A 3-D ConvTranspose is a
+matrix product scattered by a constant table, a 3-D LpPool import_pool's."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..ir import dtypes as D
 from .import_math import _static
-from .import_ops import NodeCx, op
+from .import_ops import NodeCx, check_elements, op
 
 __all__: list = []    # the translations register themselves in import_ops.OPS
 
 
-def _spatial(cx: NodeCx, x, what="input"):
+def _spatial(cx: NodeCx, x, what="input", dims=(1, 2)):
     shape = _static(cx, x, what)
     k = len(shape) - 2
-    if k not in (1, 2):
+    if k not in dims:
         raise cx.refuse(f"{cx.node.op_type} over {k} spatial dims: graphjit has 2-D windows "
                         f"only")
     return shape, k
@@ -37,7 +38,7 @@ def _as_2d(cx, x, k):
 @op("ConvTranspose")
 def _conv_transpose(cx):
     x, w, b = cx.x(0), cx.x(1), cx.opt(2)
-    shape, k = _spatial(cx, x)
+    shape, k = _spatial(cx, x, dims=(1, 2, 3))
     wshape = _static(cx, w, "weight")
     group = cx.attrs.int("group", 1)
     if len(wshape) != k + 2 or wshape[0] != shape[1] or group <= 0 or shape[1] % group:
@@ -73,6 +74,8 @@ def _conv_transpose(cx):
     if any(p < 0 for p in begin + end) or any(o <= 0 for o in out):
         raise cx.refuse(f"ConvTranspose with pads {begin + end} and output {out} is not "
                         f"supported")
+    if k == 3:
+        return [_conv_transpose_nd(cx, x, w, b, group, strides, dil, begin, out)]
     if k == 1:
         kernel, strides, dil = (1,) + kernel, (1,) + strides, (1,) + dil
         begin, end, out = [0] + begin, [0] + end, [1] + out
@@ -88,6 +91,30 @@ def _conv_transpose(cx):
     if b is not None:
         y = cx.emit("Add", y, cx.emit("Reshape", b, shape=(-1,) + (1,) * k))
     return [y]
+
+
+def _conv_transpose_nd(cx, x, w, b, group, strides, dil, begin, out):
+    """ConvTranspose over 3-D windows: the weight times each input position (grouped
+    matrix products), scattered onto the output by a constant 0/1 table (import_grid's,
+    the one Col2Im uses)."""
+    from .import_grid import scatter_table
+    n, c_in = _static(cx, x)[:2]
+    ins = _static(cx, x)[2:]
+    ws = _static(cx, w, "weight")
+    kernel = ws[2:]
+    cg, og = c_in // group, ws[1]
+    kk, ll = int(np.prod(kernel)), int(np.prod(ins))
+    check_elements(cx, (kk * ll, int(np.prod(out))))
+    xg = cx.emit("Reshape", x, shape=(n, group, cg, ll))
+    wg = cx.emit("Reshape", w, shape=(group, cg, og * kk))
+    cols = cx.emit("MatMul", wg, xg, transpose_a=True)                 # (N, g, og*K, L)
+    cols = cx.emit("Reshape", cols, shape=(n, group * og, kk * ll))
+    table = scatter_table(out, kernel, ins, strides, begin, dil, x.dtype.np)
+    y = cx.emit("Reshape", cx.emit("MatMul", cols, cx.array(table)),
+                shape=(n, group * og) + tuple(out))
+    if b is not None:
+        y = cx.emit("Add", y, cx.emit("Reshape", b, shape=(-1, 1, 1, 1)))
+    return y
 
 
 @op("LpPool")

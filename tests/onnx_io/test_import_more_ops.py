@@ -221,10 +221,12 @@ def test_lrn_over_an_even_window():
 
 
 # -- refusals -------------------------------------------------------------------------------------
-def test_three_d_conv_transpose_is_refused_by_name():
-    node = h.make_node("ConvTranspose", ["x", "w"], ["y"])
-    with pytest.raises(OnnxImportError, match="ConvTranspose over 3 spatial dims"):
-        import_model(_model(node, {"x": f32(1, 1, 3, 3, 3), "w": f32(1, 1, 2, 2, 2)}))
+@pytest.mark.parametrize("group", [1, 2])
+def test_conv_transpose_3d_against_onnx_runtime(group):
+    node = h.make_node("ConvTranspose", ["x", "w", "b"], ["y"], group=group, strides=[2, 1, 2],
+                       pads=[1, 0, 0, 0, 1, 1], dilations=[1, 2, 1], output_padding=[1, 0, 0])
+    check(node, {"x": f32(2, 4, 3, 2, 3)}, {"w": f32(4, 3, 2, 2, 3), "b": f32(3 * group)},
+          rtol=1e-4, atol=1e-5)
 
 
 def test_lp_pool_3d_against_the_reference():

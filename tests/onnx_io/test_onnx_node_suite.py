@@ -79,8 +79,6 @@ SKIPS = {
     "graphjit has no image decoding (ImageDecoder takes encoded bytes)": (
         [r"test_image_decoder_.*"],
         r"graphjit cannot express"),
-    "graphjit's ConvTranspose has 1-D and 2-D windows only (no 3-D)": (
-        [r"test_convtranspose_3d"], r"graphjit has 2-D windows only"),
     "random Dropout in training mode (a nonzero ratio) is not imported": (
         [r"test_training_dropout(_default)?(_mask)?"], r"training mode"),
 }
