@@ -5,7 +5,8 @@ seen as (N, R), at flat row indices:
 
 - reduction 'none' and 'add': ScatterAddAlongAxis of the updates (and of ones, for
   which rows were written); for 'none', an update a later one overwrites is dropped
-  first, so the last write wins as in the ONNX reference;
+  first, so the last write wins as in the ONNX reference (found by a (U, U) table for
+  up to 4096 updates; beyond, duplicate indices, which ONNX leaves undefined, add up);
 - 'mul', 'max', 'min': a (U, N) one-hot of the row indices selects each update or the
   reduction's identity, reduced over the U updates (bounded in size)."""
 from __future__ import annotations
