@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, List
 
+from .calls import _is_internal
 from ..ir.graph import Graph
 from ..common.tensor import Tensor, TensorSpec
 from .builder import build_function
@@ -72,7 +73,12 @@ def build_program(fn, self_obj, args, kwargs, tensors, arg_names, name, *, max_u
         compiler.ext_ok = True      # lists and dicts from outside may change (ext_writes)
         try:
             try:
-                out = build_function(compiler, fn, gargs, gkwargs, self_obj=self_obj)
+                if self_obj is None and _is_internal(fn):
+                    # ms.jit(ops.sin): graphjit's own function, called on graph values
+                    # as a construct calling it would (its source is not the program)
+                    out = fn(*gargs, **gkwargs)
+                else:
+                    out = build_function(compiler, fn, gargs, gkwargs, self_obj=self_obj)
             finally:
                 restore_attrs(compiler)     # `self.t = x` (a tensor value): set after runs
             results: list = []

@@ -13,7 +13,9 @@ _UNARY = {
     "absolute": ops.abs, "negative": ops.neg, "sin": ops.sin, "cos": ops.cos,
     "tanh": ops.tanh, "floor": ops.floor, "ceil": ops.ceil, "sign": ops.sign,
     "log1p": ops.log1p, "expm1": ops.expm1, "reciprocal": ops.reciprocal,
-    "rint": ops.round, "trunc": ops.trunc,
+    "rint": ops.round, "trunc": ops.trunc, "tan": ops.tan, "arcsin": ops.asin,
+    "arccos": ops.acos, "arctan": ops.atan, "sinh": ops.sinh, "cosh": ops.cosh,
+    "arcsinh": ops.asinh, "arccosh": ops.acosh, "arctanh": ops.atanh,
 }
 _BINARY = {
     "add": ops.add, "subtract": ops.sub, "multiply": ops.mul, "power": ops.pow,

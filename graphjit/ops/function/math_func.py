@@ -17,7 +17,9 @@ __all__ = ["permute", "numel", "norm", "var", "std", "roll", "vstack", "outer", 
            "count_nonzero", "add", "sub", "mul", "div", "true_divide", "floor_divide", "floor_div",
            "remainder", "floor_mod", "truncate_div", "fmod", "pow", "maximum", "minimum", "neg",
            "negative", "abs", "absolute", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt",
-           "reciprocal", "sin", "cos", "tanh", "sigmoid", "erf", "relu", "square", "floor", "ceil",
+           "reciprocal", "sin", "cos", "tanh", "tan", "asin", "acos", "atan", "sinh", "cosh",
+           "asinh", "acosh", "atanh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh",
+           "arctanh", "sigmoid", "erf", "relu", "square", "floor", "ceil",
            "round", "trunc", "sign", "isnan", "isinf", "isfinite", "equal", "not_equal", "less",
            "less_equal", "greater", "greater_equal", "lt", "le", "gt", "ge", "eq", "ne",
            "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or",
@@ -241,12 +243,17 @@ _UNARY_FUNCTIONS = {
     "relu": "ReLU", "square": "Square", "floor": "Floor", "ceil": "Ceil", "trunc": "Trunc",
     "sign": "Sign", "isnan": "IsNan", "isinf": "IsInf", "isfinite": "IsFinite",
     "logical_not": "LogicalNot", "invert": "Invert",
+    "tan": "Tan", "asin": "Asin", "acos": "Acos", "atan": "Atan", "sinh": "Sinh",
+    "cosh": "Cosh", "asinh": "Asinh", "acosh": "Acosh", "atanh": "Atanh",
 }
 for _name, _op in _UNARY_FUNCTIONS.items():
     globals()[_name] = _unary(_op)
 
 
 negative, absolute = neg, abs  # noqa: F821  (defined by the loop above)
+# MindSpore's numpy-style names of the inverse functions
+arcsin, arccos, arctan = asin, acos, atan  # noqa: F821
+arcsinh, arccosh, arctanh = asinh, acosh, atanh  # noqa: F821
 
 
 def round(input, *, decimals=0):

@@ -9,7 +9,7 @@ from ...ir.dtypes import float32
 from ..function.parameter_func import assign_add, assign_sub
 
 __all__ = ["Neg", "Abs", "Exp", "Log", "Log1p", "Expm1", "Sqrt", "Rsqrt", "Reciprocal", "Sin",
-           "Cos", "Erf", "Square", "Floor", "Ceil", "Round", "Trunc", "Sign", "LogicalNot",
+           "Cos", "Tan", "Asin", "ACos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Erf", "Square", "Floor", "Ceil", "Round", "Trunc", "Sign", "LogicalNot",
            "Invert", "IsNan", "IsInf", "IsFinite", "Add", "Sub", "Mul", "RealDiv", "Div",
            "FloorDiv", "FloorMod", "Mod", "TruncateDiv", "Pow", "Maximum", "Minimum", "Equal",
            "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr",
@@ -25,7 +25,8 @@ _UNARY = {
     "Sin": F.sin, "Cos": F.cos, "Erf": F.erf, "Square": F.square,
     "Floor": F.floor, "Ceil": F.ceil, "Round": F.round, "Trunc": F.trunc, "Sign": F.sign,
     "LogicalNot": F.logical_not, "Invert": F.invert, "IsNan": F.isnan, "IsInf": F.isinf,
-    "IsFinite": F.isfinite,
+    "IsFinite": F.isfinite, "Tan": F.tan, "Asin": F.asin, "ACos": F.acos, "Atan": F.atan,
+    "Sinh": F.sinh, "Cosh": F.cosh, "Asinh": F.asinh, "Acosh": F.acosh, "Atanh": F.atanh,
 }
 _BINARY = {
     "Add": F.add, "Sub": F.sub, "Mul": F.mul, "RealDiv": F.div, "Div": F.div,
