@@ -37,7 +37,22 @@ class Parameter(Tensor):
     a value read before an update keeps what it read; `_lock` serializes updates made
     with use_locking=True."""
 
-    __slots__ = ("name", "requires_grad", "_lock")
+    # "__dict__": MindSpore's Parameter takes any attribute (model zoos set their own)
+    __slots__ = ("name", "requires_grad", "_lock", "__dict__")
+
+    # MindSpore's parallel and storage settings, with its defaults: kept, and read by
+    # nothing that computes (a graphjit network runs in one process)
+    comm_fusion = 1
+    parallel_optimizer_comm_recompute = False
+    requires_aggr = True
+    is_init = False
+    sliced = False
+    cache_enable = False
+    cache_shape = ()
+    unique = False
+    is_param_ps = False
+    key = -1
+    inited_param = None
 
     def __init__(self, default_input, name=None, requires_grad=True, layerwise_parallel=False,
                  parallel_optimizer=True):
@@ -51,6 +66,8 @@ class Parameter(Tensor):
         self.name = name
         self.requires_grad = requires_grad
         self._lock = threading.Lock()
+        self.layerwise_parallel = layerwise_parallel
+        self.parallel_optimizer = parallel_optimizer
 
     def set_data(self, data, slice_shape=False):
         """Give the Parameter new data, as MindSpore's Parameter.set_data: data is a

@@ -18,6 +18,7 @@ from .._input_checks import _check_of as _layer_check, _BY_TYPE as _CHECK_OF
 from ..common import cell_hooks as _hooks
 from ..common import cell_bprop as _bprop
 from ..ops._dispatch import apply as _apply
+from .cell_compat import CellCompat
 
 __all__ = ["Cell", "is_registered"]
 
@@ -46,7 +47,7 @@ def _positional(cell, args, kwargs):
     return list(bound.args)
 
 
-class Cell:
+class Cell(CellCompat):
     """Base class of models. Subclass it, set attributes in `__init__`, define
     `construct(self, ...)`. Calling the Cell runs `construct` in the current mode:
     compiled to a graph (GRAPH_MODE, the default) or eagerly (PYNATIVE_MODE)."""
