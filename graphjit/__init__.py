@@ -29,6 +29,8 @@ from .train import Model, Callback, LossMonitor, TimeMonitor
 from .train import save_checkpoint, load_checkpoint, load_param_into_net
 from .mindir import export, load
 from .common.parameter import ParameterTuple
+from .common.dtype import (dtype_to_nptype, dtype_to_pytype, pytype_to_dtype,  # noqa: E402
+                           get_py_obj_dtype)
 from .train.loss_scale_manager import (LossScaleManager, FixedLossScaleManager,
                                        DynamicLossScaleManager)
 from . import amp

@@ -25,7 +25,7 @@ from ..passes.pipeline import optimize
 from ..ops.composite.base import _AllInputs
 from ..ops.function.grad.grad_func import GradFunction, tensor_leaves
 from ..common.tensor import TensorLike, TensorSpec, current_recorder
-from .grad_reuse import reuse_primal, take_primal
+from .grad_reuse import fit_sens, reuse_primal, take_primal
 from .templates import Out, TextOut, _param_name, _template
 from .state import Compiler
 from ..common.cell_hooks import REGISTRY as HOOKS, refuse_backward_hooks
@@ -312,11 +312,8 @@ def call_grad_inline(b, gf: GradFunction, args, kwargs, node):
         inputs.append(outer.value_of(w))
     tensor_params = [p for p in prog.graph.params if p.type.is_tensor]
     for i in prog.sens_at:
-        v = outer.value_of(sens_leaves[i])
-        want = tensor_params[len(inputs)].type.dtype
-        if v.type.dtype is not want:
-            v = outer.graph.add_node("Cast", (v,), {"dtype": want}).outputs[0]
-        inputs.append(v)
+        inputs.append(fit_sens(outer.graph, outer.value_of(sens_leaves[i]),
+                               tensor_params[len(inputs)].type))
     # the Parameters fn reads or updates (besides the weights) are this graph's, and its
     # updates join this graph's order: after the reads above
     refs = {i: p for i, p, _ in prog.state_slots}

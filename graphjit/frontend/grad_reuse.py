@@ -19,9 +19,12 @@ from __future__ import annotations
 
 from typing import Optional
 
+import numpy as np
+
 from ..autodiff.graphs import inline
 from ..autodiff.linearize import fold_constants
 from ..autodiff.transform import default_sens, split_grad
+from ..ir.types import is_static
 from .templates import Out
 from .values import GraphTensor, active
 
@@ -145,18 +148,18 @@ def reuse_primal(b, ctx, gf, prog, rec: _Primal, args, sens_leaves):
     if rec.token_after is not None and rec.token_after is not new_token:
         if rec.token_after.producer in region:
             graph.replace_all_uses_with(rec.token_after, new_token)
-    graph.erase_nodes(rec.nodes)
+    # the call's constants stay: the builder shares a Const among equal values, so one
+    # made in the call may be read after it (a sensitivity [1.0] equal to a constant
+    # of the network); an unread one is dropped with the dead code
+    graph.erase_nodes([n for n in rec.nodes if n.op != "Const"])
     ctx.restore_state((new_token, ctx.token_param, True, {}))
 
     sens_vals = []
     tensor_params = [p for p in prog.graph.params if p.type.is_tensor]
     n_in = len(inputs)
     for j, i in enumerate(prog.sens_at):
-        v = ctx.value_of(sens_leaves[i])
-        want = tensor_params[n_in + j].type.dtype
-        if v.type.dtype is not want:
-            v = graph.add_node("Cast", (v,), {"dtype": want}).outputs[0]
-        sens_vals.append(v)
+        sens_vals.append(fit_sens(graph, ctx.value_of(sens_leaves[i]),
+                                  tensor_params[n_in + j].type))
     args_b = []
     for kind, k in lin.roles:
         if kind == "param":
@@ -170,3 +173,19 @@ def reuse_primal(b, ctx, gf, prog, rec: _Primal, args, sens_leaves):
             raise AssertionError(kind)
     grads = inline(graph, lin.bwd, args_b, fold=fold_constants)
     return ([GraphTensor(v) for v in fn_results], [GraphTensor(v) for v in grads])
+
+
+def fit_sens(graph, v, want):
+    """The sensitivity value v made the type `want` of the output it weights: cast to its
+    dtype and, as eager mode does (grad_func._seeds), reshaped when it has the output's
+    size in another shape (a [1] sens for a scalar loss) or else broadcast to it (a
+    scalar loss scale for a [1] loss, as MindSpore's loss-scale cells pass)."""
+    if v.type.dtype is not want.dtype:
+        v = graph.add_node("Cast", (v,), {"dtype": want.dtype}).outputs[0]
+    have, shape = v.type.shape, want.shape
+    if have != shape and have is not None and shape is not None and is_static(have) \
+            and is_static(shape):
+        op = "Reshape" if int(np.prod(have, dtype=np.int64)) == \
+            int(np.prod(shape, dtype=np.int64)) else "BroadcastTo"
+        v = graph.add_node(op, (v,), {"shape": tuple(shape)}).outputs[0]
+    return v

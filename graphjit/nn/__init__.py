@@ -8,6 +8,7 @@
     loss/loss.py       LossBase and the losses
     optim/             optimizer.py (Optimizer), sgd, momentum, adam, ada_grad, rmsprop
     dynamic_lr.py      learning-rate lists (exponential_decay_lr, warmup_lr, ...)
+    learning_rate_schedule.py  learning-rate Cells of the step (PolynomialDecayLR, WarmUpLR, ...)
     wrap/cell_wrapper.py  WithLossCell, WithEvalCell, TrainOneStepCell
     wrap/grad_reducer.py  DistributedGradReducer (data-parallel training)
     wrap/loss_scale.py    TrainOneStepWithLossScaleCell, Dynamic/FixedLossScaleUpdateCell
@@ -48,4 +49,5 @@ __all__ = ["Cell", "GraphCell", "CellList", "SequentialCell", "ReLU", "ReLU6", "
 __all__ += ["FastGelu", "Tanhshrink", "Softmin", "SoftShrink", "HShrink", "Threshold", "GLU",
             "OneHot", "Dropout1d", "Dropout2d", "Dropout3d", "Roll", "PixelShuffle",
             "PixelUnshuffle", "LearningRateSchedule", "ExponentialDecayLR", "NaturalExpDecayLR",
-            "InverseDecayLR", "CosineDecayLR", "PolynomialDecayLR", "WarmUpLR"]
+            "InverseDecayLR", "CosineDecayLR", "PolynomialDecayLR", "WarmUpLR",
+            "ClipByNorm", "Norm"]

@@ -25,11 +25,14 @@ from .function.grad.grad_func import stop_gradient  # noqa: F401
 from .composite.math_ops import mm  # noqa: F401
 from .composite.type_ops import tuple_div, typeof  # noqa: F401  (F.tuple_div, F.typeof)
 from builtins import len as tuple_len  # noqa: F401,E402  (F.tuple_len)
+from .functional_scalar import *  # noqa: F401,F403  (F.tensor_add, F.make_range, ...)
+from . import functional_scalar as _fs
 
 __all__ = [n for n in _function.__all__ if n not in (
     "grad", "value_and_grad", "get_grad", "GradFunction", "tensor_leaves", "map_leaves")] + [
     "mm", "index_update", "identity", "dtype", "make_tuple", "tuple_getitem",
-    "tensor_scatter_update", "tuple_div", "typeof", "partial", "tuple_len", "switch"]
+    "tensor_scatter_update", "tuple_div", "typeof", "partial", "tuple_len", "switch"] + \
+    _fs.__all__
 
 
 def partial(fn, *args):

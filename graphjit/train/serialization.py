@@ -239,7 +239,8 @@ def load_param_into_net(net, parameter_dict, strict_load=False, remove_redundanc
             param_not_load.append(p.name)
             continue
         _update(p, p.name, v, strict_load)
-        ckpt_not_load.remove(p.name)
+        if p.name in ckpt_not_load:     # two Parameters of one name take one value
+            ckpt_not_load.remove(p.name)
     if param_not_load and not strict_load:
         prefix = _common_prefix(parameter_dict, param_not_load)
         if prefix:

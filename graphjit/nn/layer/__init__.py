@@ -14,6 +14,7 @@ from .rnns import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
 from .tensor_array import TensorArray  # noqa: F401
 from .image import *  # noqa: F401,F403
+from .math_layers import ClipByNorm, Norm  # noqa: F401
 
 __all__ = ["CellList", "SequentialCell", "ReLU", "ReLU6", "Sigmoid", "Tanh", "SiLU", "LeakyReLU",
            "ELU", "GELU", "Softplus", "Softmax", "LogSoftmax", "get_activation", "HSwish",
@@ -30,3 +31,4 @@ __all__ += ["ResizeBilinear", "MaxPool1d", "AvgPool1d", "ReflectionPad1d", "Refl
 __all__ += ["FastGelu", "Tanhshrink", "Softmin", "SoftShrink", "HShrink", "Threshold", "GLU",
             "OneHot", "Dropout1d", "Dropout2d", "Dropout3d", "Roll", "PixelShuffle",
             "PixelUnshuffle"]
+__all__ += ["ClipByNorm", "Norm"]

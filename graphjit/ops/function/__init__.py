@@ -41,7 +41,7 @@ __all__ = ["reshape", "flatten", "transpose", "expand_dims", "unsqueeze", "squee
            "greater_equal", "lt", "le", "gt", "ge", "eq", "ne", "logical_and", "logical_or",
            "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "invert",
            "sum", "mean", "prod", "amax", "amin", "argmin", "all", "any", "logsumexp", "cumsum",
-           "cumprod", "einsum", "cdist", "matmul", "bmm", "batch_dot", "clamp", "clip",
+           "cumprod", "einsum", "cdist", "matmul", "bmm", "batch_dot", "clamp", "clip", "clip_by_value",
            "clip_by_norm", "clip_by_global_norm", "standard_normal", "randn", "rand", "randn_like",
            "rand_like", "uniform", "normal", "randint", "assign", "assign_add", "assign_sub",
            "depend", "addn", "runtime_print", "runtime_assert", "runtime_check", "print_", "conv2d",

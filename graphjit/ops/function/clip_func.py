@@ -11,7 +11,7 @@ from .._dispatch import apply, to_tensor
 from .._utils import _t
 from ...common.tensor import SymbolicTensor, TensorLike
 
-__all__ = ["clamp", "clip", "clip_by_norm", "clip_by_global_norm"]
+__all__ = ["clamp", "clip", "clip_by_value", "clip_by_norm", "clip_by_global_norm"]
 
 
 def clamp(input, min=None, max=None):
@@ -27,6 +27,49 @@ def clamp(input, min=None, max=None):
 
 
 clip = clamp
+
+
+def clip_by_value(x, clip_value_min=None, clip_value_max=None):
+    """x (a tensor, or a tuple or list of them) clipped to [clip_value_min,
+    clip_value_max], as MindSpore's: each bound (a number or a tensor; either may be None,
+    not both) is cast to the dtype of the tensor it clips, so the result keeps x's dtype.
+
+    Raises:
+        ValueError: both bounds are None.
+        TypeError: x is not a tensor, tuple or list; a bound is not None, a tensor, float
+            or int.
+    """
+    if clip_value_min is None and clip_value_max is None:
+        raise ValueError("At least one of 'clip_value_min' or 'clip_value_max' must not be "
+                         "None")
+    if not isinstance(x, (TensorLike, tuple, list)):
+        raise TypeError("The input of 'clip_by_value' must be tensor or tuple[Tensor] or "
+                        f"list[Tensor], but got {type(x).__name__}")
+    for name, v in (("clip_value_min", clip_value_min), ("clip_value_max", clip_value_max)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (TensorLike, float, int))):
+            raise TypeError(f"For 'clip_by_value', the type of '{name}' must be one of None, "
+                            f"Tensor, float, int, but got {type(v).__name__}")
+
+    def one(t):
+        if not isinstance(t, TensorLike):
+            raise TypeError(f"For 'clip_by_value', each item of 'x' must be a Tensor, but got "
+                            f"{type(t).__name__}")
+        out = t
+        if clip_value_min is not None:
+            out = maximum(out, _bound(clip_value_min, t.dtype))
+        if clip_value_max is not None:
+            out = minimum(out, _bound(clip_value_max, t.dtype))
+        return out
+
+    if isinstance(x, TensorLike):
+        return one(x)
+    return type(x)(one(t) for t in x)
+
+
+def _bound(v, dtype):
+    if isinstance(v, TensorLike):
+        return v if v.dtype is dtype else cast(v, dtype)
+    return to_tensor(v, dtype)
 
 
 # -- clipping (gradient clipping in training steps) -------------------------------------

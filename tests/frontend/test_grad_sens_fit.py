@@ -1,0 +1,79 @@
+"""GradOperation(sens_param=True) in graph mode with a sensitivity whose shape is not the
+output's (a scalar loss scale for a [1] loss, as MindSpore's loss-scale cells pass), and
+a constant sensitivity equal to a constant of the network (the forward of `loss =
+net(x)` is reused for the gradient: its constants must survive)."""
+import numpy as np
+import pytest
+
+import graphjit as ms
+from graphjit import nn, ops
+from graphjit.ops import functional as F, composite as C
+
+
+class Inner(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.cast = ops.Cast()
+        self.get_dtype = ops.DType()
+
+    def construct(self, y):
+        one = self.cast(F.tuple_to_array((1.0,)), self.get_dtype(y))
+        return one - ops.sigmoid(y)
+
+
+class Loss1(nn.Cell):
+    """A [1] loss holding the constant [1.0] (as BERT's attention mask does)."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = ms.Parameter(ms.Tensor(np.array([[1.0, -2.0], [0.5, 3.0]], np.float32)),
+                              name="w")
+        self.inner = Inner()
+
+    def construct(self, x):
+        one = F.cast(F.tuple_to_array((1.0,)), ms.float32)
+        y = ops.matmul(x, self.w)
+        a = self.inner(y).sum() * one / 3.0         # [1]
+        return a + ops.ReduceMean()(y * 0.0, (-1,)).sum()    # [1] + (): [1]
+
+
+class Step(nn.Cell):
+    def __init__(self, net, sens_kind):
+        super().__init__()
+        self.net = net
+        self.net.set_grad()      # as TrainOneStepCell: the loss's forward is reused
+        self.weights = ms.ParameterTuple(net.trainable_params())
+        self.grad = C.GradOperation(get_by_list=True, sens_param=True)
+        self.kind = sens_kind
+        self.scale = ms.Parameter(ms.Tensor(2.0, ms.float32), name="scale")
+
+    def construct(self, x):
+        loss = self.net(x)
+        if self.kind == "const":
+            sens = F.cast(F.tuple_to_array((1.0,)), ms.float32)
+        else:
+            sens = self.scale * 1.0          # shape (): a scalar for the [1] loss
+        return loss, self.grad(self.net, self.weights)(x, sens)
+
+
+@pytest.mark.parametrize("kind", ["const", "scalar"])
+def test_graph_gradient_with_fitted_sens_equals_eager(kind):
+    x = ms.Tensor(np.array([[0.3, -0.7], [1.2, 0.4]], np.float32))
+    out = {}
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        ms.set_context(mode=mode)
+        try:
+            loss, (g,) = Step(Loss1(), kind)(x)
+        finally:
+            ms.set_context(mode=ms.GRAPH_MODE)
+        out[mode] = (loss.asnumpy(), g.asnumpy())
+    (le, ge), (lg, gg) = out[ms.PYNATIVE_MODE], out[ms.GRAPH_MODE]
+    assert le.shape == lg.shape == (1,)
+    np.testing.assert_allclose(lg, le, rtol=1e-6)
+    assert gg.shape == ge.shape == (2, 2)
+    np.testing.assert_allclose(gg, ge, rtol=1e-5, atol=1e-7)
+    # the gradient is the sens times the gradient with ones
+    w = np.array([[1.0, -2.0], [0.5, 3.0]])
+    s = 1 / (1 + np.exp(-(x.asnumpy() @ w)))
+    expect = x.asnumpy().T @ (-(s * (1 - s))) / 3.0 * (1.0 if kind == "const" else 2.0)
+    np.testing.assert_allclose(gg, expect, rtol=1e-5, atol=1e-6)
