@@ -77,3 +77,46 @@ def test_graph_gradient_with_fitted_sens_equals_eager(kind):
     s = 1 / (1 + np.exp(-(x.asnumpy() @ w)))
     expect = x.asnumpy().T @ (-(s * (1 - s))) / 3.0 * (1.0 if kind == "const" else 2.0)
     np.testing.assert_allclose(gg, expect, rtol=1e-5, atol=1e-6)
+
+
+class Ratio(nn.Cell):
+    """num / den with den + [1e-5] (BERT's pretraining loss) over Inner's [1.0]."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = ms.Parameter(ms.Tensor(np.array([[1.0, -2.0], [0.5, 3.0]], np.float32)),
+                              name="w")
+        self.inner = Inner()
+
+    def construct(self, x):
+        y = ops.matmul(x, self.w)
+        den = x.sum() + F.cast(F.tuple_to_array((1e-5,)), ms.float32)
+        return self.inner(y).sum() / den
+
+
+class TrainConstSens(nn.TrainOneStepCell):
+    """BertTrainOneStepCell's form: the sens a constant [self.sens] made after the loss."""
+
+    def construct(self, x):
+        loss = self.network(x)
+        sens = F.cast(F.tuple_to_array((self.sens,)), ms.float32)
+        grads = self.grad(self.network, self.weights)(x, sens)
+        self.optimizer(grads)
+        return loss
+
+
+def test_train_step_with_constant_sens_equal_to_a_network_constant():
+    x = ms.Tensor(np.array([[0.3, -0.7], [1.2, 0.4]], np.float32))
+    got = {}
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        ms.set_context(mode=mode)
+        try:
+            net = Ratio()
+            step = TrainConstSens(net, nn.SGD(net.trainable_params(), 0.1))
+            losses = [step(x).asnumpy() for _ in range(2)]
+        finally:
+            ms.set_context(mode=ms.GRAPH_MODE)
+        got[mode] = (losses, net.w.asnumpy())
+    np.testing.assert_allclose(got[ms.GRAPH_MODE][0], got[ms.PYNATIVE_MODE][0], rtol=1e-6)
+    np.testing.assert_allclose(got[ms.GRAPH_MODE][1], got[ms.PYNATIVE_MODE][1], rtol=1e-6)
+    assert not np.allclose(got[ms.GRAPH_MODE][1], [[1.0, -2.0], [0.5, 3.0]])
