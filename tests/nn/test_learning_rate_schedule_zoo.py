@@ -1,5 +1,6 @@
-"""Learning-rate schedules as the model zoo uses them (BERT's warm-up + polynomial decay schedule with a tensor condition, grouped schedules): MindSpore's documented values and optimizers given one, in both modes.
-optimizers given one (graphjit/nn/optim/optimizer.py)."""
+"""Learning-rate schedules as the model zoo uses them (graphjit/nn/learning_rate_schedule.py,
+nn/optim/optimizer.py): MindSpore's documented values, BERT's warm-up + polynomial decay
+schedule with a tensor condition, grouped schedules, optimizers given one, both modes."""
 import numpy as np
 import pytest
 
@@ -76,3 +77,25 @@ def test_first_step_uses_the_rate_of_step_zero():
     step(ms.Tensor(np.ones((2, 3), np.float32)), ms.Tensor(np.zeros((2, 2), np.float32)))
     # d(mean((3)^2))/dw = 2 * 3 * 1 * 2 rows / 4 = 3 for each weight; lr(0) = 0.1
     np.testing.assert_allclose(net.weight.asnumpy(), np.full((2, 3), 0.7), rtol=1e-6)
+
+
+@pytest.mark.parametrize("second", ["schedule", "list"])
+def test_grouped_schedules(second):
+    x = ms.Tensor(np.ones((2, 3), np.float32))
+    y = ms.Tensor(np.zeros((2, 2), np.float32))
+    got = {}
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        ms.set_context(mode=mode)
+        try:
+            net = nn.Dense(3, 2, weight_init="ones", bias_init="zeros")
+            lr2 = nn.WarmUpLR(0.2, 2) if second == "schedule" else [0.3, 0.2, 0.1]
+            opt = nn.SGD([{"params": [net.weight], "lr": nn.PolynomialDecayLR(0.1, 0.01, 4, 1.0)},
+                          {"params": [net.bias], "lr": lr2}])
+            step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), opt)
+            for _ in range(3):
+                step(x, y)
+        finally:
+            ms.set_context(mode=ms.GRAPH_MODE)
+        got[mode] = (net.weight.asnumpy(), net.bias.asnumpy())
+    np.testing.assert_allclose(got[0][0], got[1][0], rtol=1e-6)
+    np.testing.assert_allclose(got[0][1], got[1][1], rtol=1e-6)
