@@ -20,7 +20,8 @@ __all__ = ["tensor_add", "tensor_sub", "tensor_mul", "tensor_div", "tensor_floor
            "scalar_uadd", "scalar_usub", "scalar_cast", "bool_not", "bool_and", "bool_or",
            "bool_eq", "string_eq", "string_concat", "is_", "is_not", "in_dict", "not_in_dict",
            "make_range", "make_list", "make_slice", "shape_mul", "list_getitem", "dict_getitem",
-           "list_len", "tuple_reversed", "isconstant", "mixed_precision_cast"]
+           "list_len", "tuple_reversed", "isconstant", "mixed_precision_cast",
+           "scalar_to_array"]
 
 # P.Add(), P.Sub(), ... under MindSpore's functional names
 tensor_add = _m.add
@@ -159,3 +160,14 @@ def mixed_precision_cast(dst_type, x):
     if isinstance(x, TensorLike) and x.dtype.is_floating and x.dtype is not dst_type:
         return cast(x, dst_type)
     return x
+
+
+def scalar_to_array(x):
+    """A 0-d tensor of the number x: float32 for a float, int64 for an int (MindSpore
+    1.x's ScalarToArray, which model-zoo losses still call)."""
+    from .function.array_func import scalar_to_tensor
+    from ..ir import dtypes as dt
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        raise TypeError(f"For 'scalar_to_array', the input must be an int or float, but got "
+                        f"{type(x).__name__}")
+    return scalar_to_tensor(x, dt.int64 if isinstance(x, int) else dt.float32)

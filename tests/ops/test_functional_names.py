@@ -91,3 +91,26 @@ def test_dtype_helpers():
     assert mstype.get_py_obj_dtype(ms.Tensor([1.0])) is ms.float32
     assert ms.dtype_to_nptype is mstype.dtype_to_nptype
     assert ms.int32 in mstype.int_type and ms.float32 in mstype.float_type
+
+
+def test_scalar_to_array_and_deprecated_loss_base():
+    assert F.scalar_to_array(1.0).dtype is ms.float32 and F.scalar_to_array(2).dtype is ms.int64
+    with pytest.raises(TypeError):
+        F.scalar_to_array("1")
+    from graphjit.nn.loss.loss import _Loss
+
+    class NLL(_Loss):        # the GRU model's loss, as model-zoo code writes it
+        def construct(self, logits, label):
+            hot = ops.one_hot(label, F.shape(logits)[-1], F.scalar_to_array(1.0),
+                              F.scalar_to_array(0.0))
+            return self.get_loss(ops.ReduceSum()(-1.0 * logits * hot, (1,)))
+
+    logits = ms.Tensor(np.log(np.array([[0.2, 0.8], [0.6, 0.4]], np.float32)))
+    label = ms.Tensor(np.array([1, 0], np.int32))
+    for mode in (ms.GRAPH_MODE, ms.PYNATIVE_MODE):
+        ms.set_context(mode=mode)
+        try:
+            out = NLL()(logits, label).asnumpy()
+        finally:
+            ms.set_context(mode=ms.GRAPH_MODE)
+        np.testing.assert_allclose(out, -(np.log(0.8) + np.log(0.6)) / 2, rtol=1e-6)

@@ -34,6 +34,12 @@ class LossBase(Cell):
         return x
 
 
+
+class _Loss(LossBase):
+    """MindSpore's deprecated name of LossBase (model-zoo losses still subclass it:
+    `from mindspore.nn.loss.loss import _Loss`)."""
+
+
 class MSELoss(LossBase):
     """(logits - labels) ** 2, reduced."""
 
