@@ -1,10 +1,11 @@
-"""MindSpore's `mindspore.nn.layer.image`: PixelShuffle and PixelUnshuffle."""
+"""MindSpore's `mindspore.nn.layer.image`: PixelShuffle, PixelUnshuffle and CentralCrop
+(UNet's skip connections in the model zoo)."""
 from __future__ import annotations
 
 from ... import ops
 from ..cell import Cell
 
-__all__ = ["PixelShuffle", "PixelUnshuffle"]
+__all__ = ["PixelShuffle", "PixelUnshuffle", "CentralCrop"]
 
 
 def _factor(v, name, layer):
@@ -58,3 +59,44 @@ class PixelUnshuffle(Cell):
         x = ops.reshape(input, lead + (c, h // r, r, w // r, r))
         x = ops.transpose(x, tuple(range(n)) + (n, n + 2, n + 4, n + 1, n + 3))
         return ops.reshape(x, lead + (c * r * r, h // r, w // r))
+
+
+def _bbox(shape, fraction):
+    """(begin, size) of the central crop of a [C, H, W] or [N, C, H, W] shape, as
+    MindSpore's _get_bbox computes them."""
+    h, w = shape[-2], shape[-1]
+    h0 = int((float(h) - float(h * fraction)) / 2)
+    w0 = int((float(w) - float(w * fraction)) / 2)
+    if len(shape) == 3:
+        return (0, h0, w0), (shape[0], h - 2 * h0, w - 2 * w0)
+    return (0, 0, h0, w0), (shape[0], shape[1], h - 2 * h0, w - 2 * w0)
+
+
+class CentralCrop(Cell):
+    """The central region of images ([C, H, W] or [N, C, H, W]): `central_fraction` of
+    each of H and W, the margins rounded down as MindSpore rounds them.
+
+    Raises:
+        TypeError: central_fraction is not a float.
+        ValueError: central_fraction is not in (0.0, 1.0].
+    """
+
+    def __init__(self, central_fraction):
+        super().__init__()
+        if not isinstance(central_fraction, float):
+            raise TypeError(f"For 'CentralCrop', the type of 'central_fraction' must be float, "
+                            f"but got {type(central_fraction).__name__}")
+        if not 0.0 < central_fraction <= 1.0:
+            raise ValueError(f"For 'CentralCrop', the 'central_fraction' must be in range "
+                             f"(0.0, 1.0], but got {central_fraction}")
+        self.central_fraction = central_fraction
+
+    def construct(self, image):
+        shape = ops.shape(image)
+        if len(shape) not in (3, 4):
+            raise ValueError(f"For 'CentralCrop', the rank of 'image' must be 3 or 4, but got "
+                             f"{len(shape)}")
+        if self.central_fraction == 1.0:
+            return image
+        begin, size = _bbox(shape, self.central_fraction)
+        return ops.slice(image, begin, size)
