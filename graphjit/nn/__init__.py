@@ -50,4 +50,4 @@ __all__ += ["FastGelu", "Tanhshrink", "Softmin", "SoftShrink", "HShrink", "Thres
             "OneHot", "Dropout1d", "Dropout2d", "Dropout3d", "Roll", "PixelShuffle",
             "PixelUnshuffle", "LearningRateSchedule", "ExponentialDecayLR", "NaturalExpDecayLR",
             "InverseDecayLR", "CosineDecayLR", "PolynomialDecayLR", "WarmUpLR",
-            "ClipByNorm", "Norm", "CentralCrop"]
+            "ClipByNorm", "Norm", "CentralCrop", "EmbeddingLookup", "FTRL"]

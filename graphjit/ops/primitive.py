@@ -27,6 +27,36 @@ class Primitive:
         setattr(self, name, value)
         return self
 
+    def del_prim_attr(self, name):
+        if name in self.__dict__:
+            delattr(self, name)
+        return self
+
+    # MindSpore's parallel and placement settings of a primitive: one process here, so
+    # they are kept and change nothing computed; each returns the primitive, as there
+    def shard(self, in_strategy=None, out_strategy=None, **kwargs):
+        self.in_strategy, self.out_strategy = in_strategy, out_strategy
+        return self
+
+    def set_device(self, device_target):
+        self.primitive_target = device_target
+        return self
+
+    def recompute(self, mode=True):
+        self.recompute_mode = bool(mode)
+        return self
+
+    def set_stage(self, stage):
+        self.stage = stage
+        return self
+
+    def set_prim_instance_name(self, instance_name):
+        self.instance_name = instance_name
+        return self
+
+    def init_prim_io_names(self, inputs, outputs):
+        self.input_names, self.output_names = list(inputs), list(outputs)
+
 
 def _is_number(x) -> bool:
     return isinstance(x, (bool, int, float, np.bool_, np.integer, np.floating))

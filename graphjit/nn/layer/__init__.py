@@ -31,4 +31,4 @@ __all__ += ["ResizeBilinear", "MaxPool1d", "AvgPool1d", "ReflectionPad1d", "Refl
 __all__ += ["FastGelu", "Tanhshrink", "Softmin", "SoftShrink", "HShrink", "Threshold", "GLU",
             "OneHot", "Dropout1d", "Dropout2d", "Dropout3d", "Roll", "PixelShuffle",
             "PixelUnshuffle"]
-__all__ += ["ClipByNorm", "Norm", "CentralCrop"]
+__all__ += ["ClipByNorm", "Norm", "CentralCrop", "EmbeddingLookup"]

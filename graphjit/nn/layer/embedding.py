@@ -8,7 +8,7 @@ from ...ir.dtypes import float32, int32
 from ..cell import Cell
 from ...common.parameter import Parameter
 
-__all__ = ["Embedding"]
+__all__ = ["Embedding", "EmbeddingLookup"]
 
 
 # -- embedding -----------------------------------------------------------------------------------
@@ -41,3 +41,63 @@ class Embedding(Cell):
             hot = ops.one_hot(ids, self.vocab_size, 1.0, 0.0)
             return ops.matmul(hot, self.embedding_table)
         return ops.gather(self.embedding_table, ids, 0)
+
+
+class EmbeddingLookup(Cell):
+    """Rows of the table (vocab_size, embedding_size) picked by integer ids, as
+    MindSpore's EmbeddingLookup: with target 'CPU' (its default) an id outside [0,
+    vocab_size) gives a row of zeros (the EmbeddingLookup kernel); with 'DEVICE' the rows
+    are gathered. `max_norm` clips each looked-up row to that L2-norm. The slice modes,
+    `sparse` and `vocab_cache_size` are MindSpore's parallel and storage settings: kept,
+    and the values are the same for each (one process here).
+
+    Raises:
+        ValueError: target is not 'CPU' or 'DEVICE'; sparse is False with target 'CPU'; an
+            unknown slice_mode.
+    """
+
+    BATCH_SLICE = "batch_slice"
+    FIELD_SLICE = "field_slice"
+    TABLE_ROW_SLICE = "table_row_slice"
+    TABLE_COLUMN_SLICE = "table_column_slice"
+
+    def __init__(self, vocab_size, embedding_size, param_init="normal", target="CPU",
+                 slice_mode="batch_slice", manual_shapes=None, max_norm=None, sparse=True,
+                 vocab_cache_size=0, dtype=float32):
+        super().__init__()
+        cls = "EmbeddingLookup"
+        self.vocab_size = _positive_int(vocab_size, "vocab_size", cls)
+        self.embedding_size = _positive_int(embedding_size, "embedding_size", cls)
+        if target not in ("CPU", "DEVICE"):
+            raise ValueError(f"For '{cls}', the 'target' must be one of values in ('CPU', "
+                             f"'DEVICE'), but got {target!r}.")
+        if not sparse and target == "CPU":
+            raise ValueError(f"For '{cls}', 'sparse' must be True when 'target' is \"CPU\", "
+                             f"but got 'sparse': {sparse} and 'target': {target}")
+        if slice_mode not in (self.BATCH_SLICE, self.FIELD_SLICE, self.TABLE_ROW_SLICE,
+                              self.TABLE_COLUMN_SLICE):
+            raise ValueError(f"For '{cls}', the 'slice_mode' must be one of values in "
+                             f"('field_slice', 'table_row_slice', 'table_column_slice', "
+                             f"'batch_slice'), but got {slice_mode!r}.")
+        if max_norm is not None and (isinstance(max_norm, bool) or
+                                     not isinstance(max_norm, (int, float)) or max_norm <= 0):
+            raise ValueError(f"For '{cls}', the 'max_norm' must be a positive float, but got "
+                             f"{max_norm!r}.")
+        self.target, self.sparse, self.slice_mode = target, bool(sparse), slice_mode
+        self.manual_shapes, self.vocab_cache_size = manual_shapes, vocab_cache_size
+        self.max_norm = None if max_norm is None else float(max_norm)
+        self.embedding_table = Parameter(
+            init.initializer(param_init, (self.vocab_size, self.embedding_size), dtype),
+            name="embedding_table")
+
+    def construct(self, indices):
+        if self.target == "CPU":
+            inside = ops.logical_and(indices >= 0, indices < self.vocab_size)
+            rows = ops.gather(self.embedding_table, ops.where(inside, indices, 0), 0)
+            out = rows * ops.cast(ops.expand_dims(inside, -1), rows.dtype)
+        else:
+            out = ops.gather(self.embedding_table, indices, 0)
+        if self.max_norm is not None:
+            norm = ops.sqrt(ops.ReduceSum(keep_dims=True)(ops.square(out), -1))
+            out = out * self.max_norm / ops.maximum(norm, self.max_norm)
+        return out

@@ -17,8 +17,16 @@ class Adam(Optimizer):
 
     def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8,
                  use_locking=False, use_nesterov=False, weight_decay=0.0, loss_scale=1.0,
-                 use_amsgrad=False):
+                 use_amsgrad=False, **kwargs):
         super().__init__(learning_rate, params, weight_decay, loss_scale)
+        unknown = set(kwargs) - {"use_lazy", "use_offload"}
+        if unknown:
+            raise TypeError(f"Adam() got an unexpected keyword argument "
+                            f"'{sorted(unknown)[0]}'")
+        # use_lazy updates only the rows a sparse gradient touches and use_offload runs
+        # the update on the host: with dense gradients both give Adam's values
+        self.use_lazy = bool(kwargs.get("use_lazy", False))
+        self.use_offload = bool(kwargs.get("use_offload", False))
         if use_amsgrad:
             raise ValueError("Adam: use_amsgrad=True is not supported by graphjit")
         for name, v in (("beta1", beta1), ("beta2", beta2)):

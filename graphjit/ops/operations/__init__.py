@@ -43,3 +43,5 @@ __all__ += ["ReverseV2", "ReverseSequence", "Pad", "MirrorPad", "FastGeLU",
             "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits"]
 # primitives over the functions of ops/function/*_more.py and linalg_func.py
 __all__ += _more_ops.__all__
+# the model zoo's Wide&Deep and DeepFM losses
+__all__ += ["SigmoidCrossEntropyWithLogits"]

@@ -15,7 +15,8 @@ __all__ = ["Tanh", "Sigmoid", "ReLU", "ReLU6", "Softplus", "GeLU", "Flatten", "C
            "AvgPool", "BatchNorm", "LayerNorm", "Dropout", "KLDivLoss", "Softmax", "LogSoftmax",
            "Elu", "OneHot", "BiasAdd", "L2Normalize", "ApplyGradientDescent", "ApplyMomentum",
            "ApplyAdagrad", "Adam", "SGD", "Pad", "MirrorPad", "FastGeLU",
-           "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits"]
+           "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits",
+           "SigmoidCrossEntropyWithLogits"]
 
 
 # Primitives without arguments: class name, the function it applies.
@@ -433,3 +434,17 @@ class SparseSoftmaxCrossEntropyWithLogits(Primitive):
         if self.is_grad:
             return F.div(F.sub(F.exp(logp), onehot), logits.shape[0])
         return F.mean(F.neg(F.sum(F.mul(onehot, logp), -1)))
+
+
+class SigmoidCrossEntropyWithLogits(Primitive):
+    """SigmoidCrossEntropyWithLogits()(logits, label): the elementwise binary cross
+    entropy of logits x against labels z, unreduced: max(x, 0) - x * z + log(1 +
+    exp(-|x|)) (Wide&Deep's and DeepFM's loss). logits and label have one shape."""
+
+    def __call__(self, logits, label):
+        x, z = to_tensor(logits), to_tensor(label)
+        if tuple(x.shape) != tuple(z.shape):
+            raise ValueError(f"For 'SigmoidCrossEntropyWithLogits', the shape of 'logits' and "
+                             f"'label' must be the same, but got {tuple(x.shape)} and "
+                             f"{tuple(z.shape)}")
+        return F.binary_cross_entropy_with_logits(x, z, reduction="none")
