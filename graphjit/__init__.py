@@ -25,7 +25,7 @@ from .jit.api import jit, jit_class, explain
 from . import train, dataset
 from . import numpy, log   # mindspore.numpy (mnp) and mindspore.log
 from . import mint   # mindspore.mint: PyTorch-spelled functions and mint.nn layers
-from .train import Model, Callback, LossMonitor, TimeMonitor
+from .train import Model, Callback, LossMonitor, TimeMonitor, ModelCheckpoint, CheckpointConfig
 from .train import save_checkpoint, load_checkpoint, load_param_into_net
 from .mindir import export, load
 from .common.parameter import ParameterTuple

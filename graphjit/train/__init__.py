@@ -1,10 +1,11 @@
 """MindSpore's `mindspore.train`: Model (train, eval, predict), callbacks and metrics."""
 from ..nn.metrics import MAE, MSE, Accuracy, Loss, Metric, get_metric_fn
 from .callback import Callback, LossMonitor, RunContext, TimeMonitor
+from .checkpoint_callback import CheckpointConfig, ModelCheckpoint
 from .model import Model
 from .loss_scale_manager import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager
 from .serialization import load_checkpoint, load_param_into_net, save_checkpoint
 
-__all__ = ["Model", "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager", "Callback", "LossMonitor", "TimeMonitor", "RunContext", "Metric",
+__all__ = ["Model", "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager", "Callback", "LossMonitor", "ModelCheckpoint", "CheckpointConfig", "TimeMonitor", "RunContext", "Metric",
            "Accuracy", "Loss", "MAE", "MSE", "get_metric_fn", "save_checkpoint",
            "load_checkpoint", "load_param_into_net"]

@@ -127,3 +127,8 @@ class TimeMonitor(Callback):
         ms_ = (time.perf_counter() - self._start) * 1000.0
         steps = self._data_size or cb.cur_step_in_epoch or 1
         print(f"epoch time: {ms_:.3f} ms, per step time: {ms_ / steps:.3f} ms", flush=True)
+
+
+from .checkpoint_callback import CheckpointConfig, ModelCheckpoint  # noqa: E402,F401
+
+__all__ += ["CheckpointConfig", "ModelCheckpoint"]
