@@ -34,6 +34,8 @@ from .common.dtype import (dtype_to_nptype, dtype_to_pytype, pytype_to_dtype,  #
 from .train.loss_scale_manager import (LossScaleManager, FixedLossScaleManager,
                                        DynamicLossScaleManager)
 from . import amp
+from . import parallel  # noqa: E402  (mindspore.parallel)
+from .parallel import set_algo_parameters, get_algo_parameters, reset_algo_parameters  # noqa: E402
 from .amp import all_finite, build_train_network
 ms_function = jit   # MindSpore 1.x name
 ms_class = jit_class   # MindSpore 1.x name

@@ -18,7 +18,7 @@ from .._input_checks import _check_of as _layer_check, _BY_TYPE as _CHECK_OF
 from ..common import cell_hooks as _hooks
 from ..common import cell_bprop as _bprop
 from ..ops._dispatch import apply as _apply
-from .cell_compat import CellCompat
+from ..common.cell_compat import CellCompat
 
 __all__ = ["Cell", "is_registered"]
 

@@ -1,4 +1,4 @@
-"""Cell methods model-zoo code calls (graphjit/nn/cell_compat.py) and MindSpore's
+"""Cell methods model-zoo code calls (graphjit/common/cell_compat.py) and MindSpore's
 Parameter attributes (graphjit/common/parameter.py)."""
 import numpy as np
 import pytest

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from ..common.parameter import ParameterTuple
+from .parameter import ParameterTuple
 
 __all__ = ["CellCompat"]
 
