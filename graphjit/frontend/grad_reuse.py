@@ -108,6 +108,8 @@ def reuse_primal(b, ctx, gf, prog, rec: _Primal, args, sens_leaves):
     if rec.token_after is not None:
         escaping.add(id(rec.token_after))
     for node in rec.nodes:                  # only the outputs are read after the call
+        if node.op == "Const":              # (its constants stay: they may be shared)
+            continue
         for o in node.outputs:
             if id(o) not in escaping and any(u not in region for u in o.users):
                 return None

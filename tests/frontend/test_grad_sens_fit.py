@@ -120,3 +120,59 @@ def test_train_step_with_constant_sens_equal_to_a_network_constant():
     np.testing.assert_allclose(got[ms.GRAPH_MODE][0], got[ms.PYNATIVE_MODE][0], rtol=1e-6)
     np.testing.assert_allclose(got[ms.GRAPH_MODE][1], got[ms.PYNATIVE_MODE][1], rtol=1e-6)
     assert not np.allclose(got[ms.GRAPH_MODE][1], [[1.0, -2.0], [0.5, 3.0]])
+
+
+class BNLoss(nn.Cell):
+    """A BatchNorm network whose loss multiplies by a constant (GANLoss's
+    `ones(predict) * target`): the constant's node is shared with the sens made after."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 2, 3, weight_init="ones")
+        self.bn = nn.BatchNorm2d(2)
+        self.true = ms.Tensor(True, ms.bool_)
+
+    def construct(self, x):
+        p = self.bn(self.conv(x))
+        target = ops.ones_like(p) * ops.cast(self.true, p.dtype)
+        lg = ((p - target) ** 2).mean()
+        return lg, p
+
+
+class TrainTupleSens(nn.Cell):
+    """CycleGAN's TrainOneStepG form: a sens tuple for a multi-output loss network."""
+
+    def __init__(self, net, opt):
+        super().__init__(auto_prefix=False)
+        self.net, self.optimizer = net, opt
+        self.net.set_grad()
+        self.weights = ms.ParameterTuple(net.trainable_params())
+        self.grad = ops.GradOperation(get_by_list=True, sens_param=True)
+        self.sens = 1.0
+
+    def construct(self, x):
+        out = self.net(x)
+        sens = (ops.ones_like(out[0]) * self.sens, ops.zeros_like(out[1]))
+        grads = self.grad(self.net, self.weights)(x, sens)
+        return ops.depend(out[0], self.optimizer(grads))
+
+
+def test_batchnorm_statistics_move_once_per_step_in_both_modes():
+    """The forward of `out = net(x)` is reused by the gradient (one BatchNorm update per
+    step) in graph mode as in PYNATIVE mode, also when the network's constants are
+    shared with what follows the call."""
+    x = ms.Tensor(np.random.default_rng(0).random((2, 1, 5, 5), dtype=np.float32))
+    got = {}
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        ms.set_context(mode=mode)
+        try:
+            net = BNLoss()
+            net.set_train()
+            step = TrainTupleSens(net, nn.SGD(net.trainable_params(), 0.01))
+            for _ in range(2):
+                step(x)
+        finally:
+            ms.set_context(mode=ms.GRAPH_MODE)
+        got[mode] = (net.bn.moving_mean.asnumpy(), net.conv.weight.asnumpy())
+    np.testing.assert_allclose(got[ms.GRAPH_MODE][0], got[ms.PYNATIVE_MODE][0], rtol=1e-6)
+    np.testing.assert_allclose(got[ms.GRAPH_MODE][1], got[ms.PYNATIVE_MODE][1], rtol=1e-6)
