@@ -43,3 +43,9 @@ def test_algo_parameters_and_import_under_mindspore_names():
             del sys.modules["mindspore"]
         else:
             sys.modules["mindspore"] = saved
+
+
+def test_mindspore_common_names_model_zoo_imports():
+    from graphjit.common import ParameterTuple, float16, get_seed, set_seed
+    set_seed(7)
+    assert get_seed() == 7 and float16 is ms.float16 and ParameterTuple is ms.ParameterTuple
