@@ -73,9 +73,26 @@ def take_primal(ctx, gf, args, kwargs) -> Optional[_Primal]:
     if not _same(tuple(args), rec.args) or rec.kwargs.keys() != kwargs.keys() or \
             not all(_same(kwargs[k], rec.kwargs[k]) for k in kwargs):
         return None
-    if ctx.token is not rec.token_after or not rec.nodes:
+    if not rec.nodes:
+        return None
+    if ctx.token is not rec.token_after and _writes_weights_since(ctx, rec):
+        # as eager mode (grad_func._take_forward): a weight updated since the call
+        # makes the gradient run the forward again; other updates in between do not
         return None
     return rec
+
+
+def _writes_weights_since(ctx, rec) -> bool:
+    """Whether a node after the primal call updates (or may update, in an If or Loop) a
+    trainable Parameter of its Cell."""
+    known = ctx.root().refs            # a weight this graph never touched has no ref
+    refs = {id(ctx.ref_of(p)) for p in rec.cell.trainable_params() if id(p) in known}
+    graph = rec.graph
+    last = graph.nodes.index(rec.nodes[-1])
+    for node in graph.nodes[last + 1:]:
+        if node.op != "Load" and any(id(v) in refs for v in node.inputs):
+            return True
+    return False
 
 
 def _pairs(template, out, acc):
@@ -154,7 +171,10 @@ def reuse_primal(b, ctx, gf, prog, rec: _Primal, args, sens_leaves):
     # made in the call may be read after it (a sensitivity [1.0] equal to a constant
     # of the network); an unread one is dropped with the dead code
     graph.erase_nodes([n for n in rec.nodes if n.op != "Const"])
-    ctx.restore_state((new_token, ctx.token_param, True, {}))
+    # the token after the program's updates since the call (they now follow the
+    # forward half), or the forward half's own when none came between
+    now = saved_now[0]
+    ctx.restore_state((new_token if now is rec.token_after else now, ctx.token_param, True, {}))
 
     sens_vals = []
     tensor_params = [p for p in prog.graph.params if p.type.is_tensor]

@@ -176,3 +176,63 @@ def test_batchnorm_statistics_move_once_per_step_in_both_modes():
         got[mode] = (net.bn.moving_mean.asnumpy(), net.conv.weight.asnumpy())
     np.testing.assert_allclose(got[ms.GRAPH_MODE][0], got[ms.PYNATIVE_MODE][0], rtol=1e-6)
     np.testing.assert_allclose(got[ms.GRAPH_MODE][1], got[ms.PYNATIVE_MODE][1], rtol=1e-6)
+
+
+class BNNet(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 2, 3, weight_init="ones")
+        self.bn = nn.BatchNorm2d(2)
+
+    def construct(self, x):
+        return (self.bn(self.conv(x)) ** 2).mean()
+
+
+class StepWithUpdateBetween(nn.Cell):
+    """An update between `loss = net(x)` and its gradient (BERT's accumulation cells
+    count steps there): of a counter, or (touch_weight) of a weight of the network."""
+
+    def __init__(self, net, opt, touch_weight):
+        super().__init__(auto_prefix=False)
+        self.net, self.optimizer = net, opt
+        self.net.set_grad()
+        self.weights = ms.ParameterTuple(net.trainable_params())
+        self.grad = ops.GradOperation(get_by_list=True, sens_param=True)
+        self.counter = ms.Parameter(ms.Tensor(np.zeros((1,), np.int32)), name="counter",
+                                    requires_grad=False)
+        self.touch_weight = touch_weight
+
+    def construct(self, x):
+        loss = self.net(x)
+        self.counter = self.counter + 1
+        if self.touch_weight:
+            ops.assign(self.net.conv.weight, self.net.conv.weight * 0.5)
+        grads = self.grad(self.net, self.weights)(x, ops.ones_like(loss))
+        self.optimizer(grads)
+        return loss
+
+
+@pytest.mark.parametrize("touch_weight", [False, True])
+def test_updates_between_the_loss_and_its_gradient_as_eager(touch_weight):
+    """An update of a Parameter that is not a weight between the loss and the gradient
+    keeps the forward reused (BatchNorm's statistics move once per step), as in PYNATIVE
+    mode; an update of a weight makes both modes run the forward again."""
+    x = ms.Tensor(np.random.default_rng(1).random((2, 1, 5, 5), dtype=np.float32))
+    got = {}
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        ms.set_context(mode=mode)
+        try:
+            net = BNNet()
+            net.set_train()
+            step = StepWithUpdateBetween(net, nn.SGD(net.trainable_params(), 0.01),
+                                         touch_weight)
+            losses = [float(step(x).asnumpy()) for _ in range(2)]
+        finally:
+            ms.set_context(mode=ms.GRAPH_MODE)
+        got[mode] = (losses, net.bn.moving_mean.asnumpy(), net.conv.weight.asnumpy(),
+                     step.counter.asnumpy())
+    e, g = got[ms.PYNATIVE_MODE], got[ms.GRAPH_MODE]
+    np.testing.assert_allclose(g[0], e[0], rtol=1e-6)
+    for a, b in zip(g[1:], e[1:]):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+    assert int(g[3][0]) == 2
