@@ -165,3 +165,23 @@ def test_an_lstm_classifier_trains_the_same_in_both_modes():
         runs.append([float(step(ids, lens, y)) for _ in range(3)])
     np.testing.assert_allclose(runs[0], runs[1], rtol=1e-6)
     assert runs[0][-1] < runs[0][0]
+
+
+def test_rnn_parameters_in_mindspore_order_and_tuples():
+    """MindSpore's _RNNBase holds w_ih_list, w_hh_list, b_ih_list and b_hh_list
+    (ParameterTuples): get_parameters() lists every weight_ih first, then weight_hh,
+    bias_ih and bias_hh, with the names MindSpore gives them."""
+    from graphjit import nn as _nn
+
+    class Net(_nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.encoder = _nn.LSTM(4, 3, num_layers=2, bidirectional=True)
+
+    names = [p.name for p in Net().get_parameters()]
+    want = [f"encoder.{k}_l{layer}{sfx}" for k in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
+            for layer in range(2) for sfx in ("", "_reverse")]
+    assert names == want
+    gru = _nn.GRU(4, 3, has_bias=False)
+    assert [p.name for p in gru.w_ih_list] == ["weight_ih_l0"] and len(gru.b_hh_list) == 0
+    assert gru.w_hh_list[0] is gru.weight_hh_l0

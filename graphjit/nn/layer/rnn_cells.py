@@ -21,17 +21,19 @@ __all__ = ["RNNCell", "GRUCell", "LSTMCell"]
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "GRU": 3, "LSTM": 4}
 
 
-def _rnn_params(cell, suffix, input_size, hidden_size, gates, has_bias, dtype):
+def _make_rnn_params(suffix, input_size, hidden_size, gates, has_bias, dtype):
+    """The Parameters weight_ih, weight_hh (and bias_ih, bias_hh) named with suffix."""
     u = init.Uniform(1.0 / math.sqrt(hidden_size))
-    setattr(cell, "weight_ih" + suffix, Parameter(init.initializer(
-        u, (gates * hidden_size, input_size), dtype), name="weight_ih" + suffix))
-    setattr(cell, "weight_hh" + suffix, Parameter(init.initializer(
-        u, (gates * hidden_size, hidden_size), dtype), name="weight_hh" + suffix))
+    shapes = [("weight_ih", (gates * hidden_size, input_size)),
+              ("weight_hh", (gates * hidden_size, hidden_size))]
     if has_bias:
-        setattr(cell, "bias_ih" + suffix, Parameter(init.initializer(
-            u, (gates * hidden_size,), dtype), name="bias_ih" + suffix))
-        setattr(cell, "bias_hh" + suffix, Parameter(init.initializer(
-            u, (gates * hidden_size,), dtype), name="bias_hh" + suffix))
+        shapes += [("bias_ih", (gates * hidden_size,)), ("bias_hh", (gates * hidden_size,))]
+    return [Parameter(init.initializer(u, shape, dtype), name=n + suffix) for n, shape in shapes]
+
+
+def _rnn_params(cell, suffix, input_size, hidden_size, gates, has_bias, dtype):
+    for p in _make_rnn_params(suffix, input_size, hidden_size, gates, has_bias, dtype):
+        setattr(cell, p.name, p)
 
 
 def _affine(x, w, b):

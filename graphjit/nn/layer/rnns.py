@@ -5,7 +5,8 @@ from ... import ops
 from ..._checkparam import _positive_int
 from ...ir.dtypes import float32, int32, int64
 from ..cell import Cell
-from .rnn_cells import _GATES, _affine, _rnn_params, _step
+from ...common.parameter import ParameterTuple
+from .rnn_cells import _GATES, _affine, _make_rnn_params, _step
 
 __all__ = ["RNN", "GRU", "LSTM"]
 
@@ -73,12 +74,22 @@ class _RNNBase(Cell):
         gates = _GATES[self._mode]
         self.rnn = _DynamicRNN(self._mode)
         self.suffixes = []
+        lists = ([], [], [], [])
         for layer in range(num_layers):
             size = input_size if layer == 0 else hidden_size * self.num_directions
             for d in range(self.num_directions):
                 suffix = f"_l{layer}" + ("_reverse" if d == 1 else "")
-                _rnn_params(self, suffix, size, hidden_size, gates, has_bias, dtype)
+                for i, p in enumerate(_make_rnn_params(suffix, size, hidden_size, gates,
+                                                       has_bias, dtype)):
+                    lists[i].append(p)
                 self.suffixes.append(suffix)
+        # MindSpore's _RNNBase holds four ParameterTuples, so get_parameters(), the
+        # optimizers and checkpoints list every weight_ih first, then weight_hh, bias_ih
+        # and bias_hh; the per-layer names stay attributes (what _weights reads)
+        for key, items in zip(("w_ih_list", "w_hh_list", "b_ih_list", "b_hh_list"), lists):
+            setattr(self, key, ParameterTuple(items))
+            for p in items:
+                object.__setattr__(self, p.name, p)
 
     def _weights(self, suffix, dtype):
         """w_ih, w_hh, b_ih, b_hh (the biases None without has_bias), cast to the input's
