@@ -192,8 +192,8 @@ def test_round_trip_with_crc_and_append_dict(tmp_path, mode):
         ms.save_checkpoint(net, path, append_dict={"epoch_num": 4, "lr": 0.5, "tag": "v1"},
                            crc_check=True)
         params = ms.load_checkpoint(path + ".ckpt", crc_check=True)
-        assert list(params)[:6] == ["fc.weight", "fc.bias", "bn.gamma", "bn.beta",
-                                    "bn.moving_mean", "bn.moving_variance"]
+        assert list(params)[:6] == ["fc.weight", "fc.bias", "bn.moving_mean",
+                                    "bn.moving_variance", "bn.gamma", "bn.beta"]
         assert params["epoch_num"].dtype == ms.int64 and params["lr"].dtype == ms.float32
         assert params["tag"] == "v1"
         ms.set_seed(4)

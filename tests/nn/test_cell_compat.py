@@ -81,3 +81,21 @@ def test_set_comm_fusion_sets_every_parameter():
     net.set_comm_fusion(2)
     assert {p.comm_fusion for p in net.get_parameters()} == {2}
     assert net.set_boost("O1") is net
+
+
+def test_batchnorm_parameters_in_mindspore_order():
+    """MindSpore's _BatchNorm sets moving_mean, moving_variance, gamma, beta (named mean,
+    variance, gamma, beta until a parent prefixes them by path): get_parameters() and
+    checkpoints list them in that order."""
+    assert [p.name for p in nn.BatchNorm2d(3).get_parameters()] == \
+        ["mean", "variance", "gamma", "beta"]
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(1, 3, 3)
+            self.bn1 = nn.BatchNorm2d(3)
+
+    assert [p.name for p in Net().get_parameters()] == [
+        "conv.weight", "bn1.moving_mean", "bn1.moving_variance", "bn1.gamma", "bn1.beta"]
+    assert [p.name for p in Net().trainable_params()] == ["conv.weight", "bn1.gamma", "bn1.beta"]

@@ -38,14 +38,15 @@ class _BatchNorm(Cell):
         self.eps, self.momentum = float(eps), float(momentum)
         self.use_batch_statistics = use_batch_statistics
         n = (num_features,)
-        self.gamma = Parameter(init.initializer(gamma_init, n, dtype), name="gamma",
-                               requires_grad=affine)
-        self.beta = Parameter(init.initializer(beta_init, n, dtype), name="beta",
-                              requires_grad=affine)
+        # MindSpore's order (get_parameters(), checkpoints): the moving statistics first
         self.moving_mean = Parameter(init.initializer(moving_mean_init, n, dtype), name="mean",
                                      requires_grad=False)
         self.moving_variance = Parameter(init.initializer(moving_var_init, n, dtype),
                                          name="variance", requires_grad=False)
+        self.gamma = Parameter(init.initializer(gamma_init, n, dtype), name="gamma",
+                               requires_grad=affine)
+        self.beta = Parameter(init.initializer(beta_init, n, dtype), name="beta",
+                              requires_grad=affine)
 
     def construct(self, x):
         check_rank(x, self._ranks, type(self).__name__)
