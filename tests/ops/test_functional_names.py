@@ -114,3 +114,40 @@ def test_scalar_to_array_and_deprecated_loss_base():
         finally:
             ms.set_context(mode=ms.GRAPH_MODE)
         np.testing.assert_allclose(out, -(np.log(0.8) + np.log(0.6)) / 2, rtol=1e-6)
+
+
+def test_hyper_map_over_a_parameter_tuple_as_bert_accumulation_cells():
+    """C.HyperMap maps over a ParameterTuple (weights.clone(prefix='accu_grads')) beside
+    a tuple of gradients, as over a tuple, in both modes."""
+    accumulate = C.MultitypeFuncGraph("accumulate")
+
+    @accumulate.register("Tensor", "Tensor")
+    def _acc(accu, grad):
+        return F.depend(True, F.assign_add(accu, ops.cast(grad, ms.float32)))
+
+    class Acc(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.net = nn.Dense(3, 2, weight_init="ones", bias_init="zeros")
+            self.weights = ms.ParameterTuple(self.net.trainable_params())
+            self.accu = self.weights.clone(prefix="accu_grads", init="zeros")
+            self.grad = C.GradOperation(get_by_list=True)
+            self.hyper_map = C.HyperMap()
+
+        def construct(self, x):
+            grads = self.grad(self.net, self.weights)(x)
+            succ = self.hyper_map(accumulate, self.accu, grads)
+            return F.depend(self.net(x).sum(), succ)
+
+    x = ms.Tensor(np.ones((2, 3), np.float32))
+    for mode in (ms.GRAPH_MODE, ms.PYNATIVE_MODE):
+        ms.set_context(mode=mode)
+        try:
+            acc = Acc()
+            acc(x)
+            acc(x)
+        finally:
+            ms.set_context(mode=ms.GRAPH_MODE)
+        assert [p.name for p in acc.accu] == ["accu_grads.net.weight", "accu_grads.net.bias"]
+        np.testing.assert_array_equal(acc.accu[0].asnumpy(), np.full((2, 3), 4.0))
+        np.testing.assert_array_equal(acc.accu[1].asnumpy(), np.full((2,), 4.0))
