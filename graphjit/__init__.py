@@ -26,8 +26,13 @@ from . import train, dataset
 from . import numpy, log   # mindspore.numpy (mnp) and mindspore.log
 from . import mint   # mindspore.mint: PyTorch-spelled functions and mint.nn layers
 from .train import Model, Callback, LossMonitor, TimeMonitor, ModelCheckpoint, CheckpointConfig
+from .train import SummaryCollector, SummaryLandscape, SummaryRecord  # noqa: E402
 from .train import save_checkpoint, load_checkpoint, load_param_into_net
 from .mindir import export, load
+# mindspore.train.serialization.export / load (model-zoo export.py scripts import them
+# from there): the same functions, wired from the top (train may not import mindir)
+train.serialization.export, train.serialization.load = export, load
+train.export, train.load = export, load
 from .common.parameter import ParameterTuple
 from .common.dtype import (dtype_to_nptype, dtype_to_pytype, pytype_to_dtype,  # noqa: E402
                            get_py_obj_dtype)

@@ -130,5 +130,6 @@ class TimeMonitor(Callback):
 
 
 from .checkpoint_callback import CheckpointConfig, ModelCheckpoint  # noqa: E402,F401
+from .summary import SummaryCollector, SummaryLandscape  # noqa: E402,F401
 
-__all__ += ["CheckpointConfig", "ModelCheckpoint"]
+__all__ += ["CheckpointConfig", "ModelCheckpoint", "SummaryCollector", "SummaryLandscape"]

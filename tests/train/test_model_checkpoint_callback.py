@@ -61,3 +61,24 @@ def test_config_checks():
     c = CheckpointConfig(save_checkpoint_steps=5, save_checkpoint_seconds=7)
     assert c.save_checkpoint_steps == 5 and c.save_checkpoint_seconds is None
     assert ms.ModelCheckpoint is ModelCheckpoint and ms.train.CheckpointConfig is CheckpointConfig
+
+
+def test_summary_collector_and_export_under_mindspore_paths(tmp_path):
+    """SummaryCollector / SummaryRecord record nothing (graphjit writes no summaries) but
+    make their directory and let Model.train run; train.serialization.export is
+    mindspore.export."""
+    from graphjit.train.callback import SummaryCollector
+    from graphjit.train.summary import SummaryRecord
+    from graphjit.train.serialization import export
+    assert export is ms.export and ms.train.export is ms.export
+    net = nn.Dense(3, 2)
+    model = ms.Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.1))
+    collector = SummaryCollector(summary_dir=str(tmp_path / "summary"), collect_freq=1)
+    model.train(1, _batches(2), callbacks=[collector])
+    assert os.path.isdir(tmp_path / "summary")
+    with SummaryRecord(str(tmp_path / "rec")) as rec:
+        rec.add_value("scalar", "loss", ms.Tensor(1.0))
+        assert rec.record(1)
+    assert rec.closed
+    with pytest.raises(ValueError):
+        SummaryCollector(str(tmp_path), collect_freq=0)
