@@ -18,6 +18,8 @@ from .array_func_more import linspace, tensor_scatter_elements
 from .layer_func import (adaptive_avg_pool2d, adaptive_max_pool2d, apply_random, avg_pool2d,
                          max_pool2d)
 from .linalg_func import slogdet
+# MindSpore's clip_by_value (bounds cast to x's dtype, tuples of tensors): clip_func's
+from .clip_func import clip_by_value  # noqa: F401
 from .math_func_more import _float_in, _scalar_like
 from .nn_func import _reduce_loss, flip, softmax
 from .._dispatch import to_tensor
@@ -255,16 +257,6 @@ def positive(input):
     if x.dtype.is_bool:
         raise TypeError("For 'positive', the input must not be bool")
     return x
-
-
-def clip_by_value(x, clip_value_min=None, clip_value_max=None):
-    """x limited to [clip_value_min, clip_value_max]."""
-    out = _t(x)
-    if clip_value_min is not None:
-        out = M.maximum(out, clip_value_min)
-    if clip_value_max is not None:
-        out = M.minimum(out, clip_value_max)
-    return out
 
 
 # -- nn ------------------------------------------------------------------------------------------
