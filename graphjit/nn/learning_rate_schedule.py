@@ -15,8 +15,10 @@ __all__ = ["LearningRateSchedule", "ExponentialDecayLR", "NaturalExpDecayLR", "I
 
 
 def _positive_float(v, what, cls, zero_ok=False):
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise TypeError(f"For '{cls}', the '{what}' must be a float, got {type(v).__name__}")
+    # MindSpore's validator.check_positive_float: an int is a TypeError too
+    if not isinstance(v, float):
+        raise TypeError(f"For '{cls}', the '{what}' must be float, but got "
+                        f"'{type(v).__name__}'")
     if v < 0 or (v == 0 and not zero_ok):
         raise ValueError(f"For '{cls}', the '{what}' must be {'>= 0' if zero_ok else '> 0'}, "
                          f"got {v}")

@@ -140,3 +140,12 @@ def test_schedule_branching_on_the_step(mode):
         step(ms.Tensor(np.ones(1, np.float32)))
     # steps 0..4: warmup 0, 0.2, 0.4; then cosine at 1: 0.2, at 2: 0
     np.testing.assert_allclose(w.asnumpy(), [-(0.0 + 0.2 + 0.4 + 0.2 + 0.0)], atol=1e-6)
+
+
+def test_an_int_rate_is_a_type_error_as_mindspores_check_positive_float():
+    from graphjit import nn as _nn
+    with pytest.raises(TypeError, match="must be float"):
+        _nn.ExponentialDecayLR(1, 0.9, 4)
+    with pytest.raises(TypeError, match="must be float"):
+        _nn.WarmUpLR(1, 2)
+    _nn.ExponentialDecayLR(1.0, 0.9, 4)
