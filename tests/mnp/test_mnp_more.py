@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 import graphjit as ms
 import graphjit.numpy as mnp
-from graphjit.jit.api import compare_results
+from helpers import run_both
 
 R = np.random.default_rng(3)
 A = R.standard_normal((3, 4)).astype(np.float32)
@@ -25,16 +25,9 @@ SPECIAL = np.array([-np.inf, -2.5, -0.0, 0.0, 1.5, np.inf], np.float32)
 
 
 def _both(fn, *args):
-    ms.set_context(mode=ms.PYNATIVE_MODE)
-    try:
-        eager = fn(*[ms.Tensor(a) for a in args])
-        ms.set_context(mode=ms.GRAPH_MODE)
-        graph = ms.jit(fn)(*[ms.Tensor(a) for a in args])
-    finally:
-        ms.set_context(mode=ms.PYNATIVE_MODE)
-    problem = compare_results(graph, eager)
-    assert not problem, problem
-    return eager
+    """fn over Tensors of args eagerly and under ms.jit (tests/helpers.run_both: they
+    agree in values, dtypes and shapes); the eager result."""
+    return run_both(lambda: fn, *[ms.Tensor(a) for a in args])[1]
 
 
 def _np(x):
