@@ -47,6 +47,17 @@ def _positional(cell, args, kwargs):
     return list(bound.args)
 
 
+
+def cast_floats(value, dtype):
+    """value with every floating tensor (in tuples and lists too) cast to dtype: the cast
+    of mixed precision (to_float's inputs, the amp levels' outputs)."""
+    if isinstance(value, TensorLike):
+        return ops.cast(value, dtype) if value.dtype.is_floating and \
+            value.dtype is not dtype else value
+    if isinstance(value, (tuple, list)):
+        return type(value)(cast_floats(v, dtype) for v in value)
+    return value
+
 class Cell(CellCompat):
     """Base class of models. Subclass it, set attributes in `__init__`, define
     `construct(self, ...)`. Calling the Cell runs `construct` in the current mode:
@@ -230,14 +241,7 @@ class Cell(CellCompat):
         dst = self.__dict__.get("_mixed_precision")
         if dst is None:
             return args, kwargs
-
-        def cast(v):
-            if isinstance(v, TensorLike) and v.dtype.is_floating and v.dtype is not dst:
-                return ops.cast(v, dst)
-            if isinstance(v, (tuple, list)):
-                return type(v)(cast(x) for x in v)
-            return v
-        return tuple(cast(a) for a in args), {k: cast(v) for k, v in kwargs.items()}
+        return cast_floats(args, dst), {k: cast_floats(v, dst) for k, v in kwargs.items()}
 
     def _cast_parameter(self, value):
         """A floating trainable Parameter (or a tuple of them, as a ParameterTuple) read

@@ -6,10 +6,10 @@ TrainOneStepCell whose sens is the manager's scale."""
 from __future__ import annotations
 
 from ..ir import dtypes as mstype
-from ..nn.cell import Cell
+from ..nn.cell import Cell, cast_floats
 from ..nn.wrap.cell_wrapper import TrainOneStepCell, WithLossCell
 from ..nn.wrap.loss_scale import TrainOneStepWithLossScaleCell
-from ..nn.wrap.mixed_precision import _cast_floats, auto_mixed_precision, keep_batchnorm_fp32
+from ..nn.wrap.mixed_precision import auto_mixed_precision, keep_batchnorm_fp32
 from .loss_scale_manager import DynamicLossScaleManager, LossScaleManager
 
 __all__ = ["check_level", "build_train_network", "KWARGS"]
@@ -64,8 +64,8 @@ class _WithLossFp32(Cell):
 
     def construct(self, data, label):
         out = self._backbone(data)
-        return self._loss_fn(_cast_floats(out, mstype.float32),
-                             _cast_floats(label, mstype.float32))
+        return self._loss_fn(cast_floats(out, mstype.float32),
+                             cast_floats(label, mstype.float32))
 
 
 def cast_network(network, level, keep, cast):

@@ -126,3 +126,13 @@ def test_custom_lists_and_errors():
     with pytest.raises(ValueError, match="Unsupported arg"):
         amp.build_train_network(OneDense(), nn.SGD(OneDense().trainable_params()),
                                 level="O2", cast_type=ms.float16)
+
+
+def test_with_eval_cell_casts_a_float16_networks_outputs_to_float32():
+    net = amp.auto_mixed_precision(OneDense(), "O3")._backbone      # float16 outputs
+    x = ms.Tensor(np.ones((2, 4), np.float32))
+    assert net(x).dtype == ms.float16
+    label = ms.Tensor(np.zeros((2, 3), np.float16))
+    loss, out, lab = nn.WithEvalCell(net, nn.MSELoss(), add_cast_fp32=True)(x, label)
+    assert out.dtype == lab.dtype == loss.dtype == ms.float32
+    assert nn.WithEvalCell(net, nn.MSELoss())(x, label)[1].dtype == ms.float16

@@ -5,10 +5,9 @@ from __future__ import annotations
 import numbers
 
 from ... import ops
-from ...common.tensor import TensorLike
 from ...ir import dtypes as mstype
 from ...ops.function.grad.grad_func import GradFunction
-from ..cell import Cell
+from ..cell import Cell, cast_floats
 from ..layer.basic import Identity
 from .grad_reducer import data_parallel_reducer
 
@@ -47,15 +46,9 @@ class WithEvalCell(Cell):
     def construct(self, data, label):
         outputs = self._network(data)
         if self.add_cast_fp32:      # a float16 network's outputs, compared in float32
-            label = _to_float32(label)
-            outputs = _to_float32(outputs)
+            label = cast_floats(label, mstype.float32)
+            outputs = cast_floats(outputs, mstype.float32)
         return self._loss_fn(outputs, label), outputs, label
-
-
-def _to_float32(x):
-    if isinstance(x, TensorLike) and x.dtype.is_floating and x.dtype is not mstype.float32:
-        return ops.cast(x, mstype.float32)
-    return x
 
 
 class TrainOneStepCell(Cell):

@@ -15,10 +15,8 @@ and are set in place of the Cell they wrap without renaming anything, so Paramet
 """
 from __future__ import annotations
 
-from ...common.tensor import TensorLike
 from ...ir import dtypes as mstype
-from ... import ops
-from ..cell import Cell
+from ..cell import Cell, cast_floats
 from ..layer import (BatchNorm1d, BatchNorm2d, BatchNorm3d, Conv1d, Conv1dTranspose, Conv2d,
                      Conv2dTranspose, Dense, GRUCell, LayerNorm, LSTMCell, RNNCell)
 
@@ -31,16 +29,6 @@ AMP_WHITE_LIST = [Conv1d, Conv2d, Conv1dTranspose, Conv2dTranspose, Dense, LSTMC
 AMP_BLACK_LIST = [BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm]
 
 
-def _cast_floats(value, dtype):
-    """value with every floating tensor (in tuples and lists too) cast to dtype."""
-    if isinstance(value, TensorLike):
-        return ops.cast(value, dtype) if value.dtype.is_floating and \
-            value.dtype is not dtype else value
-    if isinstance(value, (tuple, list)):
-        return type(value)(_cast_floats(v, dtype) for v in value)
-    return value
-
-
 class _OutputTo16(Cell):
     """A Cell whose floating outputs are cast to float16 (a black-listed Cell in an O2
     network)."""
@@ -50,7 +38,7 @@ class _OutputTo16(Cell):
         self._backbone = backbone
 
     def construct(self, *args, **kwargs):
-        return _cast_floats(self._backbone(*args, **kwargs), mstype.float16)
+        return cast_floats(self._backbone(*args, **kwargs), mstype.float16)
 
 
 class _OutputTo32(Cell):
@@ -61,7 +49,7 @@ class _OutputTo32(Cell):
         self._backbone = backbone
 
     def construct(self, *args, **kwargs):
-        return _cast_floats(self._backbone(*args, **kwargs), mstype.float32)
+        return cast_floats(self._backbone(*args, **kwargs), mstype.float32)
 
 
 def _check_network(network):
