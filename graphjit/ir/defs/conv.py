@@ -18,7 +18,7 @@ from ..registry import REQUIRED, register_op
 from ..types import TensorType
 from .common import fail, promote
 
-__all__ = ["window_out", "window_pads", "im2col", "conv2d_nchw"]
+__all__ = ["window_out", "window_pads", "window_padding", "im2col", "conv2d_nchw"]
 
 PAD_MODES = ("valid", "same", "pad")
 
@@ -89,12 +89,19 @@ def _spatial_out(op, x, k, s, d, p, mode, ceil_mode=False):
     return oh, ow
 
 
+def window_padding(shape, k, s, d, mode, p, ceil_mode=False):
+    """(top, bottom, overhang, left, right, overhang) around the last two dims of an
+    array of `shape` (window_pads along each)."""
+    t, b, ob = window_pads(shape[-2], k[0], s[0], d[0], mode, p[0], p[1], ceil_mode)
+    lft, r, orr = window_pads(shape[-1], k[1], s[1], d[1], mode, p[2], p[3], ceil_mode)
+    return t, b, ob, lft, r, orr
+
+
 def _windows(x, k, s, d, mode, p, ceil_mode, fill):
     """A view (..., oh, ow, kh, kw) of the windows of x padded with `fill`, and the pads
     (top, bottom + overhang, left, right + overhang) it used."""
     h, w = x.shape[-2], x.shape[-1]
-    t, b, ob = window_pads(h, k[0], s[0], d[0], mode, p[0], p[1], ceil_mode)
-    lft, r, orr = window_pads(w, k[1], s[1], d[1], mode, p[2], p[3], ceil_mode)
+    t, b, ob, lft, r, orr = window_padding(x.shape, k, s, d, mode, p, ceil_mode)
     pads = (t, b + ob, lft, r + orr)
     if any(pads):
         width = [(0, 0)] * (x.ndim - 2) + [(pads[0], pads[1]), (pads[2], pads[3])]

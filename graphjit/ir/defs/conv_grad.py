@@ -10,7 +10,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from ..registry import NOT_DIFFERENTIABLE, register_op, set_grad
 from ..types import TensorType
-from .conv import _POOL_ATTRS, _window_reduce, _windows, im2col
+from .conv import _POOL_ATTRS, _window_reduce, _windows, im2col, window_padding
 
 __all__ = ["scatter_windows"]
 
@@ -59,7 +59,7 @@ def _conv_grads(g, x, w, attrs, want_x, want_w):
         cols = cols.reshape(n, group, cg * kh * kw, oh * ow)
         dw = np.matmul(gg, cols.transpose(0, 1, 3, 2)).sum(axis=0).reshape(w.shape)
     if want_x:
-        _, pads = _windows(x, k, s, d, mode, p, False, 0)
+        pads = window_padding(x.shape, k, s, d, mode, p)         # x itself is not read
         dcols = np.matmul(w.reshape(group, o // group, cg * kh * kw).transpose(0, 2, 1), gg)
         dwin = dcols.reshape(n, c, kh, kw, oh, ow).transpose(0, 1, 4, 5, 2, 3)
         dx = scatter_windows(dwin, x.shape, k, s, d, pads)
