@@ -173,8 +173,7 @@ def argument_lines(args, key, env, miss: str, sequences: bool):
         else:
             return None
     if len(arrays) > 1:     # the signature was made for distinct Tensors: one passed twice
-        objs = [f"a{i}" if type(a) is Tensor else None for i, a in enumerate(args)]
-        names = [o for o in objs if o is not None]
+        names = [f"a{i}" for i, a in enumerate(args) if type(a) is Tensor]
         names += [f"a{i}[{j}]" for i, a in enumerate(args) if type(a) in (tuple, list)
                   for j in range(len(a))]
         if len(names) <= 4:
