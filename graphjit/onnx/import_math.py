@@ -9,7 +9,7 @@ import numpy as np
 from ..ir import dtypes as D
 from ..ir.graph import Value
 from .import_nn import _norm, _rank
-from .import_ops import NodeCx, _same_dtypes, check_elements, op
+from .import_ops import NodeCx, _same_dtypes, check_elements, cumulative, op
 
 __all__: list = []    # the translations register themselves in import_ops.OPS
 
@@ -212,13 +212,7 @@ def _bitshift(cx):
 
 @op("CumProd")
 def _cumprod(cx):
-    x = cx.x(0)
-    axis = cx.ints(1, "axis")
-    if axis is None or len(axis) != 1:
-        raise cx.where.damaged("the axis must be one integer")
-    y = cx.emit("CumProd", x, axis=axis[0], exclusive=bool(cx.attrs.int("exclusive", 0)),
-                reverse=bool(cx.attrs.int("reverse", 0)))
-    return [cx.keep(y, x.dtype)]
+    return cumulative(cx, "CumProd")
 
 
 @op("Trilu")

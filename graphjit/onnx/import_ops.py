@@ -496,15 +496,20 @@ def _arg(cx):
     return [cx.emit("Sub", cx.array(x.shape[a] - 1, D.int64), idx)]
 
 
-@op("CumSum")
-def _cumsum(cx):
+def cumulative(cx, name):
+    """ONNX's CumSum or CumProd (`name`): one axis input, exclusive and reverse."""
     x = cx.x(0)
     axis = cx.ints(1, "axis")
     if axis is None or len(axis) != 1:
         raise cx.where.damaged("the axis must be one integer")
-    y = cx.emit("CumSum", x, axis=axis[0], exclusive=bool(cx.attrs.int("exclusive", 0)),
+    y = cx.emit(name, x, axis=axis[0], exclusive=bool(cx.attrs.int("exclusive", 0)),
                 reverse=bool(cx.attrs.int("reverse", 0)))
     return [cx.keep(y, x.dtype)]
+
+
+@op("CumSum")
+def _cumsum(cx):
+    return cumulative(cx, "CumSum")
 
 
 # -- softmax --------------------------------------------------------------------------------------
